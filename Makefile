@@ -1,0 +1,42 @@
+# Two commands for a new machine: `make demo` and `make test`. Everything lives in .venv.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+
+.PHONY: demo test lint typecheck contracts pytest bench catalogs screenshots clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	rm -f $(VENV)/.installed-*
+	touch $@
+
+demo: $(STAMP)
+	$(BIN)/lobby-display demo
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+contracts: $(STAMP)
+	$(BIN)/lint-imports
+
+pytest: $(STAMP)
+	TEXTUAL_ANIMATIONS=none $(BIN)/pytest -q
+
+test: lint typecheck contracts pytest
+
+bench: $(STAMP)
+	$(BIN)/python -m bench
+
+# Recompile the gettext catalogs after editing a .po file (the .mo files are committed).
+catalogs: $(STAMP)
+	$(BIN)/pybabel compile -d src/lobby_display/locales -D lobby_display
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,140 @@
+"""The command line: run, demo, check, discover, simulate, screenshot.
+
+Each command lives in the module that owns it; this file only parses arguments and turns the
+known failures (a bad config: exit 2) into messages without tracebacks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from lobby_display import __version__
+from lobby_display.config import ConfigError, Settings, load_config
+
+EXIT_OK = 0
+EXIT_PROBLEM = 1
+EXIT_BAD_CONFIG = 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of `lobby-display`."""
+    parser = argparse.ArgumentParser(
+        prog="lobby-display",
+        description="A live queue board for waiting-room TVs.",
+    )
+    parser.add_argument("--version", action="version", version=f"lobby-display {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    run = commands.add_parser("run", help="the kiosk display (what the systemd unit starts)")
+    run.add_argument("--config", type=Path, required=True, help="the place's TOML file")
+
+    demo = commands.add_parser(
+        "demo", help="the display against the embedded simulator; no set-up needed"
+    )
+    demo.add_argument("--seed", type=int, default=1, help="seed of the simulated place")
+    demo.add_argument("--speed", type=float, default=1.0, help="how fast simulated time runs")
+    demo.add_argument(
+        "--locales", default="", help="comma-separated locales to rotate (default: fr_FR,en_US,...)"
+    )
+
+    check = commands.add_parser(
+        "check", help="validate config and credentials, reach the service, print a report"
+    )
+    check.add_argument("--config", type=Path, required=True)
+
+    discover = commands.add_parser(
+        "discover", help="list the place's queues, counters and endpoints with their ids"
+    )
+    discover.add_argument("--config", type=Path, required=True)
+
+    simulate = commands.add_parser("simulate", help="run the embedded display service alone")
+    simulate.add_argument("--host", default="127.0.0.1")
+    simulate.add_argument("--port", type=int, default=8765)
+    simulate.add_argument("--seed", type=int, default=1)
+    simulate.add_argument("--speed", type=float, default=1.0)
+    simulate.add_argument(
+        "--directory", type=Path, default=None, help="where to write credentials and config"
+    )
+
+    screenshot = commands.add_parser(
+        "screenshot", help="save an SVG or PNG of what the screen would show now"
+    )
+    screenshot.add_argument("--config", type=Path, required=True)
+    screenshot.add_argument("--output", type=Path, required=True, help="FILE.svg or FILE.png")
+    return parser
+
+
+def _load(path: Path) -> Settings:
+    return load_config(path)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of `lobby-display` and `python -m lobby_display`."""
+    args = build_parser().parse_args(argv)
+    try:
+        return _dispatch(args)
+    except ConfigError as error:
+        print(error, file=sys.stderr)
+        return EXIT_BAD_CONFIG
+    except KeyboardInterrupt:
+        return 130
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    command: str = args.command
+    if command == "simulate":
+        if not _built("lobby_display.simulator.cli"):
+            return _missing("simulate", "the embedded simulator")
+        from lobby_display.simulator.cli import simulate
+
+        return simulate(args)
+    if command == "demo":
+        if not _built("lobby_display.demo"):
+            return _missing("demo", "the simulator and the screen")
+        from lobby_display.demo import demo
+
+        return demo(args)
+    settings = _load(args.config)
+    if command == "run":
+        if not _built("lobby_display.app"):
+            return _missing("run", "the screen")
+        from lobby_display.app import run
+
+        return run(settings)
+    if command == "check":
+        if not _built("lobby_display.ops"):
+            return _missing("check", "the operations commands")
+        from lobby_display.ops import check
+
+        return check(settings)
+    if command == "discover":
+        if not _built("lobby_display.ops"):
+            return _missing("discover", "the operations commands")
+        from lobby_display.ops import discover
+
+        return discover(settings)
+    if command == "screenshot":
+        if not _built("lobby_display.ops"):
+            return _missing("screenshot", "the operations commands")
+        from lobby_display.ops import screenshot
+
+        return screenshot(settings, args.output)
+    raise AssertionError(f"unhandled command {command}")
+
+
+def _built(module: str) -> bool:
+    """True when `module` exists in this version (a broken import still raises, loudly)."""
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+def _missing(command: str, what: str) -> int:
+    print(f"lobby-display {command}: {what} is not built yet in this version.", file=sys.stderr)
+    return EXIT_PROBLEM

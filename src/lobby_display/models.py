@@ -1,0 +1,687 @@
+"""Display-service records as pydantic models: a tolerant reader that cleans every string.
+
+This is the boundary where network data enters the program. Everything past it can trust that:
+
+- ids are strings, names are maps of locale to text, date-times are timezone-aware;
+- unknown fields are ignored and optional fields may be missing (the spec leaves much unsaid);
+- the legacy queue-state names `opened` and `full` mean `bookingIsOpened` and `queueIsFull`;
+- every string that can reach the screen has been cleaned by `clean_text`: no control or format
+  characters (so no escape sequences and no bidi overrides), NFC, and a capped length.
+
+Markup is *not* escaped here: the text stays literal, and the UI renders it without markup.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime, timedelta, timezone
+from enum import IntEnum
+from typing import Annotated, Any, Final, TypeVar
+
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+)
+
+log = logging.getLogger(__name__)
+
+#: The nine locale codes of the booking service's conventions, in the spec's order.
+LOCALES: Final[tuple[str, ...]] = (
+    "fr_FR",
+    "en_US",
+    "es_ES",
+    "de_DE",
+    "zh_CN",
+    "zh_TW",
+    "ja_JP",
+    "ko_KR",
+    "th_TH",
+)
+
+#: Longest name kept (queue, place, counter, endpoint, appointment type). Longer ones are cut.
+MAX_NAME_LENGTH: Final = 120
+#: Longest ticket label kept.
+MAX_LABEL_LENGTH: Final = 24
+#: Longest id kept; ids are shown by `discover`, so they are cleaned too.
+MAX_ID_LENGTH: Final = 128
+#: Combining marks kept after one base character ("zalgo" text would otherwise overflow rows).
+MAX_COMBINING_RUN: Final = 3
+
+_ELLIPSIS = "…"
+_WHITESPACE_RUN = re.compile(r"\s+")
+# Categories removed outright: controls (ESC, NUL, C1 controls such as CSI), format characters
+# (bidi embeddings, overrides and isolates, zero-width characters), surrogates, unassigned.
+_DROPPED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Cn"})
+# Separators that would break a line: replaced by a space.
+_SPACE_CATEGORIES = frozenset({"Zl", "Zp", "Zs"})
+# Keep these whitespace controls as spaces instead of dropping them, so "A\tB" reads "A B".
+_SPACE_CONTROLS = frozenset("\t\n\r\x0b\x0c\x85")
+
+
+def clean_text(value: object, max_length: int = MAX_NAME_LENGTH) -> str:
+    """Return `value` as text that is safe to put on a terminal.
+
+    Control and format characters are removed (an ESC can never reach the terminal, a bidi
+    override can never flip a row), runs of white space become one space, the text is NFC
+    normalised, runs of combining marks are capped, and the result is cut to `max_length`
+    characters with an ellipsis. Non-strings are converted with `str()`; `None` gives "".
+    """
+    if value is None:
+        return ""
+    text = value if isinstance(value, str) else str(value)
+    if len(text) > max_length * 8:
+        # Bound the work on hostile input (a 100 KB name); what is cut is never shown anyway.
+        text = text[: max_length * 8]
+    text = unicodedata.normalize("NFC", text)
+    out: list[str] = []
+    combining = 0
+    for char in text:
+        if char in _SPACE_CONTROLS:
+            out.append(" ")
+            combining = 0
+            continue
+        category = unicodedata.category(char)
+        if category in _DROPPED_CATEGORIES:
+            continue
+        if category in _SPACE_CATEGORIES:
+            out.append(" ")
+            combining = 0
+            continue
+        if category in ("Mn", "Me"):
+            combining += 1
+            if combining > MAX_COMBINING_RUN or not out:
+                continue
+        else:
+            combining = 0
+        out.append(char)
+    cleaned = _WHITESPACE_RUN.sub(" ", "".join(out)).strip()
+    if len(cleaned) > max_length:
+        cleaned = cleaned[: max_length - 1].rstrip() + _ELLIPSIS
+    return cleaned
+
+
+def _clean_name(value: object) -> str:
+    return clean_text(value, MAX_NAME_LENGTH)
+
+
+def _clean_label(value: object) -> str:
+    return clean_text(value, MAX_LABEL_LENGTH)
+
+
+def _clean_id(value: object) -> str:
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise ValueError("an id must be a string or a number")
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return clean_text(value, MAX_ID_LENGTH)
+
+
+def _optional_id(value: object) -> str | None:
+    if value is None or value == "":
+        return None
+    return _clean_id(value)
+
+
+CleanName = Annotated[str, BeforeValidator(_clean_name)]
+CleanLabel = Annotated[str, BeforeValidator(_clean_label)]
+Id = Annotated[str, BeforeValidator(_clean_id)]
+OptionalId = Annotated[str | None, BeforeValidator(_optional_id)]
+
+
+def _names(value: object) -> dict[str, str]:
+    """Read a locale map of names; a bare string is accepted as a name of unknown locale ("")."""
+    if value is None:
+        return {}
+    if isinstance(value, str):
+        return {"": _clean_name(value)}
+    if isinstance(value, Mapping):
+        names: dict[str, str] = {}
+        for key, text in value.items():
+            if isinstance(key, str) and isinstance(text, str | int | float):
+                cleaned = _clean_name(text)
+                if cleaned:
+                    names[clean_text(key, 16)] = cleaned
+        return names
+    raise ValueError("expected a name or an object of names keyed by locale")
+
+
+#: Names keyed by locale code; "" holds a name whose locale is not known.
+Names = Annotated[dict[str, str], BeforeValidator(_names)]
+
+
+def pick_name(names: Mapping[str, str], locale: str, fallback: Iterable[str] = ()) -> str:
+    """Choose the name to show in `locale` from a locale map.
+
+    Order: the locale itself, a locale of the same language (zh_TW for zh_CN), each locale of
+    `fallback` in turn (the place's language, then the others shown), English, then any name.
+    Returns "" when the map is empty.
+    """
+    if not names:
+        return ""
+    if name := names.get(locale):
+        return name
+    language = locale.split("_", 1)[0]
+    for key, name in names.items():
+        if key.split("_", 1)[0] == language and name:
+            return name
+    for key in (*fallback, "en_US", ""):
+        if name := names.get(key):
+            return name
+    return next((name for name in names.values() if name), "")
+
+
+# --- date-times --------------------------------------------------------------------------------
+
+# `2026-11-22T14:05:00:00,0000+0100`: the service's own shape (date, time, a colon and two digits,
+# a comma and four digits, an offset without a colon). The two sub-second groups are read as
+# fractions of a second; a display only needs the second.
+_SERVICE_DATETIME = re.compile(
+    r"^(?P<date>\d{4}-\d{2}-\d{2})[T ](?P<h>\d{2}):(?P<m>\d{2})(?::(?P<s>\d{2}))?"
+    r"(?::(?P<centi>\d{1,2}))?(?:[,.](?P<frac>\d{1,9}))?"
+    r"\s*(?P<tz>Z|[+-]\d{2}:?\d{2})?$"
+)
+
+
+def parse_datetime(value: object) -> datetime:
+    """Parse either date-time shape of the display service into an aware datetime.
+
+    Accepts the service's `2026-11-22T14:05:00:00,0000+0100`, ISO-8601 with `Z` or an offset,
+    datetimes, and epoch milliseconds. A date-time without an offset is taken as UTC.
+    Raises ValueError for anything else.
+    """
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return datetime.fromtimestamp(value / 1000, tz=UTC)
+    if not isinstance(value, str):
+        raise ValueError("expected a date-time string")
+    text = value.strip()
+    match = _SERVICE_DATETIME.match(text)
+    if match is None:
+        raise ValueError(f"not a date-time: {clean_text(text, 40)!r}")
+    year, month, day = (int(part) for part in match["date"].split("-"))
+    micro = 0
+    if match["centi"]:
+        micro = int(match["centi"].ljust(2, "0")) * 10_000
+    elif match["frac"]:
+        micro = int(match["frac"][:6].ljust(6, "0"))
+    tz_text = match["tz"]
+    tz: timezone = UTC
+    if tz_text and tz_text != "Z":
+        sign = 1 if tz_text[0] == "+" else -1
+        digits = tz_text[1:].replace(":", "")
+        tz = timezone(sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:])))
+    try:
+        return datetime(
+            year, month, day, int(match["h"]), int(match["m"]), int(match["s"] or 0), micro, tz
+        )
+    except ValueError as error:
+        raise ValueError(f"not a date-time: {clean_text(text, 40)!r} ({error})") from None
+
+
+def _optional_datetime(value: object) -> datetime | None:
+    """Tolerant date-time: missing, empty or unreadable values become None (and are logged)."""
+    if value is None or value == "":
+        return None
+    try:
+        return parse_datetime(value)
+    except ValueError as error:
+        log.warning("ignored an unreadable date-time: %s", error)
+        return None
+
+
+DateTime = Annotated[datetime, BeforeValidator(parse_datetime)]
+OptionalDateTime = Annotated[datetime | None, BeforeValidator(_optional_datetime)]
+
+
+def _datetime_list(value: object) -> list[datetime]:
+    if value is None:
+        return []
+    if isinstance(value, str | int | float):
+        value = [value]
+    if not isinstance(value, list | tuple):
+        raise ValueError("expected a list of date-times")
+    return [moment for item in value if (moment := _optional_datetime(item)) is not None]
+
+
+DateTimeList = Annotated[list[datetime], BeforeValidator(_datetime_list)]
+
+
+def _count(value: object) -> int:
+    """A count from the network: numbers, numeric strings; None is 0; negatives are kept."""
+    if value is None or value == "":
+        return 0
+    if isinstance(value, bool):
+        raise ValueError("expected a number")
+    if isinstance(value, int | float):
+        return int(value)
+    if isinstance(value, str):
+        return int(float(value))
+    raise ValueError("expected a number")
+
+
+Count = Annotated[int, BeforeValidator(_count)]
+
+
+# --- records -----------------------------------------------------------------------------------
+
+
+class Record(BaseModel):
+    """Base of every record read from the service: unknown fields ignored, names by alias."""
+
+    model_config = ConfigDict(extra="ignore", populate_by_name=True, frozen=True)
+
+
+_R = TypeVar("_R", bound=Record)
+
+
+def keyed(model: type[_R], payload: object, id_field: str) -> dict[str, _R]:
+    """Read a collection (an object keyed by id, or a list) into records keyed by id.
+
+    Entries that are not valid records are skipped with a log line, so one bad entry does not
+    blank the whole screen. The key of an entry fills its id field when the record lacks one.
+    """
+    if isinstance(payload, Mapping):
+        items: Iterable[tuple[object, object]] = payload.items()
+    elif isinstance(payload, list):
+        items = ((None, item) for item in payload)
+    else:
+        raise ValueError(f"expected an object keyed by {id_field} or a list")
+    records: dict[str, _R] = {}
+    for key, item in items:
+        if isinstance(item, Mapping) and key is not None and not item.get(id_field):
+            item = {**item, id_field: key}
+        try:
+            record = model.model_validate(item)
+        except ValidationError as error:
+            log.warning(
+                "skipped a %s entry that does not fit: %s", model.__name__, _summary(error)
+            )
+            continue
+        records[getattr(record, id_field)] = record
+    return records
+
+
+def _summary(error: ValidationError) -> str:
+    """A one-line account of a validation error that quotes no input value."""
+    parts = []
+    for detail in error.errors(include_input=False, include_url=False)[:3]:
+        where = ".".join(str(part) for part in detail["loc"]) or "record"
+        parts.append(f"{where}: {detail['msg']}")
+    return "; ".join(parts)
+
+
+class GpsPosition(Record):
+    """A point on the map."""
+
+    lat: float | None = None
+    lng: float | None = None
+
+
+class Company(Record):
+    """A company, owner of places."""
+
+    companyId: Id
+    name: Names = Field(default_factory=dict)
+    language: str = ""
+
+
+class Place(Record):
+    """A place: the building whose waiting room the screen is in."""
+
+    placeId: Id
+    companyId: Id = ""
+    name: Names = Field(default_factory=dict)
+    address: CleanName = ""
+    city: CleanName = ""
+    country: CleanName = ""
+    zip: CleanName = ""
+    language: str = ""
+    timezone: str = ""
+    position: GpsPosition | None = None
+
+
+class QueuePauseState(Record):
+    """The `state` object of a queue record."""
+
+    pause: bool = False
+
+
+class AppointmentType(Record):
+    """A kind of appointment offered by a queue."""
+
+    appointmentTypeId: Id
+    name: Names = Field(default_factory=dict)
+
+
+class Queue(Record):
+    """A queue of a place (reference data: names, appointment types)."""
+
+    queueId: Id
+    placeId: Id = ""
+    companyId: Id = ""
+    name: Names = Field(default_factory=dict)
+    language: str = ""
+    timezone: str = ""
+    state: QueuePauseState | None = None
+    position: GpsPosition | None = None
+    appointmentTypes: dict[str, AppointmentType] = Field(default_factory=dict)
+
+    @field_validator("appointmentTypes", mode="before")
+    @classmethod
+    def _appointment_types(cls, value: object) -> object:
+        if value is None:
+            return {}
+        return keyed(AppointmentType, value, "appointmentTypeId")
+
+
+class CounterInfos(Record):
+    """The `infos` of a counter: its value and when it next restarts from zero."""
+
+    value: float = 0
+    nextRestart: OptionalDateTime = None
+
+    @field_validator("value", mode="before")
+    @classmethod
+    def _value(cls, value: object) -> object:
+        return 0 if value is None else value
+
+
+class Counter(Record):
+    """A counter of people or tickets; its id equals a queue id."""
+
+    counterId: Id
+    placeId: Id = ""
+    companyId: Id = ""
+    name: Names = Field(default_factory=dict)
+    language: str = ""
+    timezone: str = ""
+    infos: CounterInfos = Field(default_factory=CounterInfos)
+
+
+class Endpoint(Record):
+    """An endpoint: the desk, window or room a ticket is called to."""
+
+    endpointId: Id
+    queueId: Id = ""
+    placeId: Id = ""
+    name: Names = Field(default_factory=dict)
+    #: Values 0 and 2 appear; their meaning is not given by the spec, so nothing depends on it.
+    state: int | None = None
+
+
+class TimeSlot(Record):
+    """A time slot of a place."""
+
+    startAt: DateTime
+    endAt: DateTime
+
+
+class QueueTimeslot(Record):
+    """Opening hours of a queue (`dayQueueTimeslot`, `nextQueueTimeslot`)."""
+
+    startTime: DateTime
+    endTime: DateTime
+
+
+class QueueLengthPart(Record):
+    """Waiting tickets and people (for one appointment type or in total)."""
+
+    queueTicketLength: Count = 0
+    queuePeopleLength: Count = 0
+
+
+class QueueLength(QueueLengthPart):
+    """Waiting tickets and people of a queue, in total and per appointment type."""
+
+    byAppointmentType: dict[str, QueueLengthPart] = Field(default_factory=dict)
+
+    @field_validator("byAppointmentType", mode="before")
+    @classmethod
+    def _by_type(cls, value: object) -> object:
+        return {} if value is None else value
+
+
+def _first_availabilities(value: object) -> dict[str, dict[int, datetime | None]]:
+    """`allFirstAvailabilities`: appointment type -> group size -> first free date-time."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise ValueError("expected an object keyed by appointment type")
+    result: dict[str, dict[int, datetime | None]] = {}
+    for type_id, by_size in value.items():
+        if not isinstance(by_size, Mapping):
+            continue
+        sizes: dict[int, datetime | None] = {}
+        for size, moment in by_size.items():
+            try:
+                group = int(size)
+            except (TypeError, ValueError):
+                continue
+            sizes[group] = _optional_datetime(moment)
+        result[_clean_id(type_id)] = sizes
+    return result
+
+
+class QueueState(Record):
+    """The live state of a queue: flags, waiting counts, first availabilities, opening hours."""
+
+    queueId: Id = ""
+    bookingIsOpened: bool | None = Field(
+        default=None, validation_alias=AliasChoices("bookingIsOpened", "opened")
+    )
+    queueIsOpened: bool | None = None
+    queueIsFull: bool | None = Field(
+        default=None, validation_alias=AliasChoices("queueIsFull", "full")
+    )
+    queueIsFullForTheDay: bool | None = None
+    queueIsFullForFifo: bool | None = None
+    queueIsFullForAppointment: bool | None = None
+    pause: bool | None = None
+    queueLength: QueueLength = Field(default_factory=QueueLength)
+    allFirstAvailabilities: Annotated[
+        dict[str, dict[int, datetime | None]], BeforeValidator(_first_availabilities)
+    ] = Field(default_factory=dict)
+    dayQueueTimeslot: list[QueueTimeslot] = Field(default_factory=list)
+    nextQueueTimeslot: QueueTimeslot | None = None
+
+    @field_validator("queueLength", mode="before")
+    @classmethod
+    def _length(cls, value: object) -> object:
+        return {} if value is None else value
+
+    @field_validator("dayQueueTimeslot", mode="before")
+    @classmethod
+    def _day_slots(cls, value: object) -> object:
+        if value is None:
+            return []
+        if isinstance(value, list):
+            slots = []
+            for item in value:
+                try:
+                    slots.append(QueueTimeslot.model_validate(item))
+                except ValidationError:
+                    log.warning("ignored an unreadable queue time slot")
+            return slots
+        return value
+
+    @field_validator("nextQueueTimeslot", mode="before")
+    @classmethod
+    def _next_slot(cls, value: object) -> object:
+        if not value:
+            return None
+        try:
+            return QueueTimeslot.model_validate(value)
+        except ValidationError:
+            log.warning("ignored an unreadable next queue time slot")
+            return None
+
+
+class TicketState(IntEnum):
+    """Ticket states of booking-service-v2.md."""
+
+    BOOKED = 0
+    TO_CONFIRM = 50
+    ALERTED = 100
+    CALLED = 200
+    ON_HOLD = 300
+    NO_SHOW = 400
+    IN_PROGRESS = 500
+    CANCELED = 600
+    DONE = 700
+
+
+#: States of tickets that are no longer current: they leave the board.
+FINISHED_STATES: Final = frozenset({TicketState.CANCELED, TicketState.DONE})
+#: States of tickets that wait for their turn (counted as waiting if the service gives no count).
+WAITING_STATES: Final = frozenset({TicketState.BOOKED, TicketState.TO_CONFIRM, TicketState.ALERTED})
+
+
+def _ref(value: object) -> object:
+    if value is None:
+        return {}
+    if isinstance(value, str | int):
+        return {"id": value}
+    return value
+
+
+class Ref(Record):
+    """A reference inside a ticket (`queue`, `place`, `appointmentType`, `endpoint`)."""
+
+    id: OptionalId = None
+    name: CleanName = ""
+
+    @field_validator("name", mode="before")
+    @classmethod
+    def _name(cls, value: object) -> object:
+        # A reference may carry a locale map instead of a string: keep its first name.
+        if isinstance(value, Mapping):
+            return next((text for text in value.values() if isinstance(text, str) and text), "")
+        return value
+
+
+RefField = Annotated[Ref, BeforeValidator(_ref)]
+
+
+class PositionCount(Record):
+    """A position in people and in tickets."""
+
+    nbPeople: Count = 0
+    nbTickets: Count = 0
+
+
+class TicketPosition(Record):
+    """Position of a ticket, on the queue and on its endpoint."""
+
+    global_: PositionCount = Field(
+        default_factory=PositionCount, validation_alias=AliasChoices("global", "global_")
+    )
+    endpoint: PositionCount = Field(default_factory=PositionCount)
+
+
+def _ticket_position(value: object) -> object:
+    # Version 1 of the booking service had a plain position number on the endpoint.
+    if value is None:
+        return {}
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return {"endpoint": {"nbTickets": value}}
+    return value
+
+
+class Timeline(Record):
+    """When each step of a ticket's life happened (None when it has not)."""
+
+    bookedAt: OptionalDateTime = None
+    inToConfirmAt: OptionalDateTime = None
+    initialBookedFor: OptionalDateTime = None
+    estimatedFor: OptionalDateTime = None
+    alertedAt: OptionalDateTime = None
+    calledAt: OptionalDateTime = None
+    inProgressAt: OptionalDateTime = None
+    estimatedDoneAt: OptionalDateTime = None
+    onHoldAt: OptionalDateTime = None
+    noShowAt: OptionalDateTime = None
+    cancelledAt: OptionalDateTime = None
+    doneAt: OptionalDateTime = None
+    recalledAt: DateTimeList = Field(default_factory=list)
+
+
+class Ticket(Record):
+    """A ticket of a queue (booking-service-v2.md)."""
+
+    ticketId: Id
+    label: CleanLabel = ""
+    queue: RefField = Field(default_factory=Ref)
+    place: RefField = Field(default_factory=Ref)
+    userId: OptionalId = None
+    appointmentType: RefField = Field(default_factory=Ref)
+    state: int = TicketState.BOOKED
+    isAnAppointment: bool = False
+    groupSize: Count = 1
+    duration: float | None = None
+    ticketPosition: Annotated[TicketPosition, BeforeValidator(_ticket_position)] = Field(
+        default_factory=TicketPosition
+    )
+    recalledCount: Count = 0
+    lang: str = ""
+    timeline: Timeline = Field(default_factory=Timeline)
+    extraInfos: dict[str, Any] = Field(default_factory=dict)
+    endpoint: RefField = Field(default_factory=Ref)
+    #: A free map from the service; never rendered.
+    extendedAttributes: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("timeline", mode="before")
+    @classmethod
+    def _timeline(cls, value: object) -> object:
+        return {} if value is None else value
+
+    @field_validator("extraInfos", "extendedAttributes", mode="before")
+    @classmethod
+    def _free_map(cls, value: object) -> object:
+        return value if isinstance(value, Mapping) else {}
+
+    @property
+    def is_finished(self) -> bool:
+        """True once the ticket is done or canceled (it is no longer current)."""
+        return self.state in FINISHED_STATES
+
+
+class TicketPage(Record):
+    """A page of tickets: the first message of the tickets feed and the REST ticket routes."""
+
+    totalCount: Count = 0
+    page: Count = 1
+    pageSize: Count = 20
+    tickets: list[Ticket] = Field(default_factory=list)
+
+    @field_validator("tickets", mode="before")
+    @classmethod
+    def _tickets(cls, value: object) -> object:
+        if value is None:
+            return []
+        return list(keyed(Ticket, value, "ticketId").values())
+
+
+class Envelope(Record):
+    """The SSE event envelope `{resource, actionCategory, actionName, data}`."""
+
+    resource: str = ""
+    actionCategory: str = ""
+    actionName: str = ""
+    data: Any = None
+
+
+class ServiceError(Record):
+    """The error body `{error, error_description, error_uri}` of the services."""
+
+    error: CleanName = ""
+    error_description: CleanName = ""
+    error_uri: CleanName = ""
