@@ -1,0 +1,54 @@
+"""Secrets never reach a log line or a message: API keys, tokens and private keys are masked."""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Final
+
+MASK: Final = "***"
+
+_PATTERNS: Final = (
+    # The API key travels as the query parameter `key` (and nothing else is called that).
+    re.compile(r"(?i)([?&](?:key|api_key|apikey|token)=)[^&\s\"'#]+"),
+    re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]+"),
+    re.compile(r"(?i)(\"?(?:apiKey|api_key|private_key|jwtToken|token)\"?\s*[:=]\s*\"?)[^\",}\s]+"),
+    re.compile(r"(-----BEGIN [A-Z ]*PRIVATE KEY-----)[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----)"),
+)
+
+_known: set[str] = set()
+
+
+def register_secret(value: str) -> None:
+    """Mask `value` wherever it appears from now on (an API key once it is known, say)."""
+    if len(value) >= 6:
+        _known.add(value)
+
+
+def redact(text: str) -> str:
+    """`text` with every secret we know of, or recognise by its shape, masked."""
+    for secret in _known:
+        if secret in text:
+            text = text.replace(secret, MASK)
+    for pattern in _PATTERNS:
+        if pattern.groups == 2:
+            text = pattern.sub(lambda m: f"{m.group(1)}{MASK}{m.group(2)}", text)
+        else:
+            text = pattern.sub(lambda m: f"{m.group(1)}{MASK}", text)
+    return text
+
+
+class RedactingFilter(logging.Filter):
+    """A logging filter that masks secrets in each record's final message."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        cleaned = redact(message)
+        if cleaned != message or record.args:
+            record.msg = cleaned
+            record.args = None
+        if record.exc_info and record.exc_info[1] is not None:
+            # Exception text (an httpx error quotes its URL) is redacted when formatted.
+            record.exc_text = redact(logging.Formatter().formatException(record.exc_info))
+            record.exc_info = None
+        return True
