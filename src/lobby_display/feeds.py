@@ -1,0 +1,659 @@
+"""The three live feeds of the display service, kept connected and decoded into board updates.
+
+One long-lived consumer per feed (current tickets, queue state, counters). Each (re)connect
+starts from the feed's first message, which becomes a *snapshot* that replaces the feed's part of
+the board; later events become *changes*. Every way a stream can end leads to a reconnect with
+backoff (1 s doubling to 30 s, jittered, reset after a minute of health); nothing gives up.
+What the spec does not show (the events after the first message) is read tolerantly: an
+envelope, a bare record, a map keyed by id, a page or a list. Anything else is logged and
+answered with a fresh snapshot, never a crash.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import random
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any, Final, Protocol
+
+import httpx
+from httpx_sse import EventSource, ServerSentEvent, SSEError
+from httpx_sse._decoders import SSEDecoder, SSELineDecoder  # pinned 0.4.3; see _events()
+from pydantic import ValidationError
+
+from lobby_display.models import Counter, QueueState, Ticket, TicketPage, keyed
+from lobby_display.redaction import redact
+from lobby_display.updates import (
+    CounterChanged,
+    CountersSnapshot,
+    Feed,
+    FeedHealth,
+    FeedStatus,
+    QueueStateChanged,
+    QueueStatesSnapshot,
+    ReferenceData,
+    TicketChanged,
+    TicketRemoved,
+    TicketsSnapshot,
+    Update,
+)
+
+log = logging.getLogger(__name__)
+
+Emit = Callable[[Update], None]
+Clock = Callable[[], datetime]
+
+#: Action names that say a record was removed (the spec shows none; these are guesses).
+_REMOVAL_ACTIONS: Final = ("DELETE", "REMOVE", "DONE", "CANCEL", "CLOSE")
+
+
+def utc_now() -> datetime:
+    """The default clock: now, in UTC."""
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class FeedTiming:
+    """How feeds retry and what they accept; the defaults are the field-tested ones."""
+
+    first_delay: float = 1.0
+    """Seconds before the first reconnection attempt."""
+    max_delay: float = 30.0
+    """Cap of the doubling delay."""
+    healthy_after: float = 60.0
+    """A stream that lasted this long resets the delay to `first_delay`."""
+    max_event_bytes: int = 1_000_000
+    """Largest event accepted; a larger one is dropped and answered with a fresh snapshot."""
+    health_every: float = 5.0
+    """Seconds between health reports while live (each carries the time of the last message)."""
+    reference_retry: float = 60.0
+    """Seconds between reference-data reloads after an unknown id (at most)."""
+
+
+class KeySource(Protocol):
+    """Where feeds get the API key (see auth.py)."""
+
+    async def get(self) -> str: ...
+
+    async def refresh(self, rejected: str) -> str: ...
+
+
+class FeedClient(Protocol):
+    """What the feeds need of the REST client (see client.py)."""
+
+    http: httpx.AsyncClient
+    keys: KeySource
+
+    def url(self, path: str) -> str: ...
+
+    async def current_tickets(self, queue_ids: Sequence[str]) -> list[Ticket]: ...
+
+
+class EventTooLarge(Exception):
+    """An event larger than the cap."""
+
+
+class NotUnderstood(Exception):
+    """An event whose content the decoder cannot map to an update."""
+
+
+class _Refused(Exception):
+    """The service refused the API key, even a fresh one."""
+
+
+def backoff_delay(attempt: int, timing: FeedTiming, rng: random.Random) -> float:
+    """Delay before reconnection `attempt` (1-based): doubling, capped, plus up to 50 % jitter."""
+    base = min(timing.max_delay, timing.first_delay * 2.0 ** max(0, attempt - 1))
+    return base + rng.uniform(0, base / 2)
+
+
+async def _events(
+    response: httpx.Response, max_bytes: int, on_bytes: Callable[[], None]
+) -> AsyncIterator[ServerSentEvent]:
+    """Decode SSE events from `response`, refusing any event larger than `max_bytes`.
+
+    httpx-sse's `aiter_sse` buffers an event without bound and hides heartbeats, so its own
+    decoders are driven here: every chunk (a heartbeat comment too) calls `on_bytes`, and the
+    size of the event being assembled is checked line by line.
+    """
+    lines = SSELineDecoder()
+    decoder = SSEDecoder()
+    pending = 0
+    async for text in response.aiter_text():
+        on_bytes()
+        for line in lines.decode(text):
+            pending += len(line)
+            if pending > max_bytes:
+                raise EventTooLarge(f"an event of more than {max_bytes} bytes")
+            event = decoder.decode(line.rstrip("\n"))
+            if event is not None:
+                pending = 0
+                yield event
+        if pending + sum(len(part) for part in lines.buffer) > max_bytes:
+            raise EventTooLarge(f"an event of more than {max_bytes} bytes")
+
+
+# --- decoding what follows the first message ----------------------------------------------------
+
+
+def _unwrap(data: Any) -> tuple[str, str, Any]:
+    """(actionCategory, actionName, payload) of an envelope, or ("", "", data) for a bare value."""
+    if (
+        isinstance(data, Mapping)
+        and "data" in data
+        and ("actionCategory" in data or "actionName" in data or "resource" in data)
+    ):
+        return str(data.get("actionCategory", "")), str(data.get("actionName", "")), data["data"]
+    return "", "", data
+
+
+def _is_removal(category: str, action: str) -> bool:
+    words = f"{category} {action}".upper()
+    return any(word in words for word in _REMOVAL_ACTIONS)
+
+
+def _records(payload: Any, id_field: str) -> list[Mapping[str, Any]] | None:
+    """The records in a payload that is one record, a list of records or a map keyed by id."""
+    if isinstance(payload, Mapping):
+        if id_field in payload:
+            return [payload]
+        values = list(payload.values())
+        if all(isinstance(value, Mapping) for value in values):
+            return [
+                value if value.get(id_field) else {**value, id_field: key}
+                for key, value in payload.items()
+            ]
+        return None
+    if isinstance(payload, list) and all(isinstance(item, Mapping) for item in payload):
+        return payload
+    return None
+
+
+class TicketDecoder:
+    """Turns the tickets feed's messages into ticket updates."""
+
+    feed = Feed.TICKETS
+    path = "/v1/queues/tickets/currents/sse"
+
+    def __init__(self, client: FeedClient, queue_ids: Sequence[str]) -> None:
+        self.client = client
+        self.queue_ids = list(queue_ids)
+
+    def params(self) -> dict[str, str]:
+        """Query of the SSE route (the key is added by the runner)."""
+        return {"queuesId": ",".join(self.queue_ids), "pageSize": "50"}
+
+    async def snapshot(self, data: Any) -> list[Update]:
+        """The first message: a page of current tickets, completed over REST when short."""
+        _, _, payload = _unwrap(data)
+        page = TicketPage.model_validate(payload)
+        tickets = page.tickets
+        if page.totalCount > len(tickets):
+            log.info(
+                "tickets feed: first page holds %d of %d tickets; reading the rest",
+                len(tickets),
+                page.totalCount,
+            )
+            tickets = await self.client.current_tickets(self.queue_ids)
+        return [TicketsSnapshot(tuple(tickets))]
+
+    async def change(self, data: Any) -> list[Update]:
+        """A later message; raises NotUnderstood for anything unknown."""
+        category, action, payload = _unwrap(data)
+        if isinstance(payload, Mapping) and "tickets" in payload:
+            # A whole page again: take it as a new snapshot.
+            return await self.snapshot(payload)
+        records = _records(payload, "ticketId")
+        if records is None:
+            raise NotUnderstood(f"tickets event {category or '-'}/{action or '-'}")
+        removal = _is_removal(category, action)
+        updates: list[Update] = []
+        for record in records:
+            ticket = Ticket.model_validate(record)
+            if removal and not ticket.is_finished:
+                updates.append(TicketRemoved(ticket.ticketId))
+            else:
+                updates.append(TicketChanged(ticket))
+        return updates
+
+
+class QueueStateDecoder:
+    """Turns the queue-state feed's messages into queue-state updates."""
+
+    feed = Feed.QUEUES
+    path = "/v1/queues/state/sse"
+
+    def __init__(self, queue_ids: Sequence[str]) -> None:
+        self.queue_ids = list(queue_ids)
+
+    def params(self) -> dict[str, str]:
+        """Query of the SSE route."""
+        return {"queuesId": ",".join(self.queue_ids)}
+
+    async def snapshot(self, data: Any) -> list[Update]:
+        """The first message: the `ALL_QUEUE_STATE` envelope with every queue's state."""
+        _, _, payload = _unwrap(data)
+        records = _records(payload, "queueId")
+        if records is None:
+            raise NotUnderstood("queue-state first message")
+        states = {state.queueId: state for state in map(QueueState.model_validate, records)}
+        return [QueueStatesSnapshot(states)]
+
+    async def change(self, data: Any) -> list[Update]:
+        """A later message; a new `ALL_QUEUE_STATE` is a snapshot again."""
+        category, action, payload = _unwrap(data)
+        if category.upper() == "ALL_QUEUE_STATE" or action.upper() == "ALL_DATA":
+            return await self.snapshot(data)
+        records = _records(payload, "queueId")
+        if records is None or not all("queueId" in record for record in records):
+            raise NotUnderstood(f"queue-state event {category or '-'}/{action or '-'}")
+        return [QueueStateChanged(QueueState.model_validate(record)) for record in records]
+
+
+class CounterDecoder:
+    """Turns the counters feed's messages into counter updates."""
+
+    feed = Feed.COUNTERS
+    path = "/v1/counters/sse"
+
+    def __init__(self, counter_ids: Sequence[str], langs: Sequence[str]) -> None:
+        self.counter_ids = list(counter_ids)
+        self.langs = list(langs)
+
+    def params(self) -> dict[str, str]:
+        """Query of the SSE route."""
+        return {"countersId": ",".join(self.counter_ids), "langs": ",".join(self.langs)}
+
+    async def snapshot(self, data: Any) -> list[Update]:
+        """The first message: the counters keyed by id."""
+        _, _, payload = _unwrap(data)
+        if _records(payload, "counterId") is None:
+            raise NotUnderstood("counters first message")
+        return [CountersSnapshot(keyed(Counter, payload, "counterId"))]
+
+    async def change(self, data: Any) -> list[Update]:
+        """A later message: one counter or several."""
+        category, action, payload = _unwrap(data)
+        records = _records(payload, "counterId")
+        if records is None or not all("counterId" in record for record in records):
+            raise NotUnderstood(f"counters event {category or '-'}/{action or '-'}")
+        return [CounterChanged(Counter.model_validate(record)) for record in records]
+
+
+class Decoder(Protocol):
+    """What a feed runner needs of a feed's decoder."""
+
+    feed: Feed
+    path: str
+
+    def params(self) -> dict[str, str]: ...
+
+    async def snapshot(self, data: Any) -> list[Update]: ...
+
+    async def change(self, data: Any) -> list[Update]: ...
+
+
+# --- one feed, kept alive ------------------------------------------------------------------------
+
+
+class FeedRunner:
+    """Keeps one feed connected forever and emits its updates and health."""
+
+    def __init__(
+        self,
+        client: FeedClient,
+        decoder: Decoder,
+        emit: Emit,
+        *,
+        timing: FeedTiming | None = None,
+        clock: Clock = utc_now,
+        rng: random.Random | None = None,
+        on_unknown_ids: Callable[[Iterable[Update]], None] | None = None,
+    ) -> None:
+        self.client = client
+        self.decoder = decoder
+        self.emit = emit
+        self.timing = timing or FeedTiming()
+        self.clock = clock
+        self.rng = rng or random.Random()  # noqa: S311 - jitter, not cryptography
+        self.on_updates = on_unknown_ids
+        self.feed = decoder.feed
+        self.attempt = 0
+        self.last_message_at: datetime | None = None
+        self._last_health_at: datetime | None = None
+        self._server_retry = 0.0
+
+    def _health(self, status: FeedStatus, error: str = "", next_try: float | None = None) -> None:
+        now = self.clock()
+        self._last_health_at = now
+        self.emit(
+            FeedHealth(
+                feed=self.feed,
+                status=status,
+                at=now,
+                last_message_at=self.last_message_at,
+                attempt=self.attempt,
+                next_try_at=now + timedelta(seconds=next_try) if next_try is not None else None,
+                error=error,
+            )
+        )
+
+    def _alive(self) -> None:
+        self.last_message_at = self.clock()
+
+    async def run(self) -> None:
+        """Connect, read, reconnect; returns only when cancelled."""
+        self._health(FeedStatus.CONNECTING)
+        while True:
+            connected_at: datetime | None = None
+            refused = False
+            try:
+                connected_at = await self._stream()
+                error = "the service closed the stream"
+            except asyncio.CancelledError:
+                raise
+            except _Refused as problem:
+                refused, error = True, str(problem)
+            except NotUnderstood as problem:
+                error = f"could not read {problem}; reading a fresh snapshot"
+            except EventTooLarge as problem:
+                error = f"dropped {problem}; reading a fresh snapshot"
+            except httpx.ReadTimeout:
+                error = f"no data for {self.client.http.timeout.read:.0f} s (stalled)"
+            except httpx.TimeoutException:
+                error = "the service did not answer in time"
+            except httpx.ConnectError:
+                error = "cannot connect to the service"
+            except httpx.RemoteProtocolError:
+                error = "the connection dropped"
+            except httpx.HTTPError as problem:
+                error = f"network error ({type(problem).__name__})"
+            except SSEError as problem:
+                error = f"not an event stream ({problem})"
+            except (ValidationError, ValueError) as problem:
+                error = f"unreadable message ({type(problem).__name__})"
+            except Exception as problem:  # a kiosk never dies of one bad message
+                log.exception("%s feed: unexpected error", self.feed)
+                error = f"unexpected error ({type(problem).__name__})"
+            error = redact(error)
+            if connected_at is not None:
+                lasted = (self.clock() - connected_at).total_seconds()
+                if lasted >= self.timing.healthy_after:
+                    self.attempt = 0
+            self.attempt += 1
+            delay = max(backoff_delay(self.attempt, self.timing, self.rng), self._server_retry)
+            log.warning(
+                "%s feed: %s; reconnecting in %.1f s (attempt %d)",
+                self.feed,
+                error,
+                delay,
+                self.attempt,
+            )
+            self._health(FeedStatus.REFUSED if refused else FeedStatus.RECONNECTING, error, delay)
+            await asyncio.sleep(delay)
+
+    async def _stream(self) -> datetime | None:
+        """One connection: returns when the server closes it cleanly; raises otherwise."""
+        key = await self.client.keys.get()
+        connected_at: datetime | None = None
+        for _ in range(2):
+            params = {**self.decoder.params(), "key": key}
+            headers = {"Accept": "text/event-stream", "Cache-Control": "no-store"}
+            url = self.client.url(self.decoder.path)
+            async with self.client.http.stream("GET", url, params=params, headers=headers) as resp:
+                if resp.status_code in (401, 403):
+                    await resp.aclose()
+                    try:
+                        fresh = await self.client.keys.refresh(key)
+                    except Exception as problem:
+                        raise _Refused(
+                            f"the service refused the API key ({resp.status_code}) and no new "
+                            f"key could be had: {redact(str(problem))}"
+                        ) from None
+                    if fresh == key:
+                        raise _Refused(f"the service refused the API key ({resp.status_code})")
+                    key = fresh
+                    continue
+                if resp.status_code != 200:
+                    self._server_retry = _retry_after(resp)
+                    raise httpx.HTTPStatusError(
+                        f"the service answered {resp.status_code}",
+                        request=resp.request,
+                        response=resp,
+                    )
+                EventSource(resp)._check_content_type()
+                connected_at = await self._read(resp)
+                return connected_at
+        raise _Refused("the service refused a fresh API key too")
+
+    async def _read(self, response: httpx.Response) -> datetime | None:
+        first = True
+        connected_at: datetime | None = None
+        async for event in _events(response, self.timing.max_event_bytes, self._alive):
+            if event.retry is not None:
+                self._server_retry = event.retry / 1000
+            if not event.data.strip():
+                continue  # a heartbeat (httpx-sse bug #35 turns pings after an id into these)
+            data = json.loads(event.data)
+            if first:
+                updates = await self.decoder.snapshot(data)
+            else:
+                updates = await self.decoder.change(data)
+            for update in updates:
+                self.emit(update)
+            if self.on_updates is not None:
+                self.on_updates(updates)
+            now = self.clock()
+            if first:
+                first = False
+                connected_at = now
+                self._health(FeedStatus.LIVE)
+            elif (
+                self._last_health_at is None
+                or (now - self._last_health_at).total_seconds() >= self.timing.health_every
+            ):
+                self._health(FeedStatus.LIVE)
+        return connected_at
+
+
+def _retry_after(response: httpx.Response) -> float:
+    """Seconds the service asks us to wait (`Retry-After`), capped at five minutes."""
+    value = response.headers.get("retry-after", "")
+    try:
+        return min(300.0, max(0.0, float(value)))
+    except ValueError:
+        return 0.0
+
+
+# --- all feeds, with their reference data --------------------------------------------------------
+
+
+class ReferenceClient(FeedClient, Protocol):
+    """What loading reference data needs of the REST client."""
+
+    async def reference(self, place_id: str, langs: Sequence[str]) -> ReferenceData: ...
+
+
+class _IdsChanged(Exception):
+    """The place's queues or counters changed: the feeds restart for the new set."""
+
+
+class Feeds:
+    """Runs every feed of one screen: reference data first, then the three streams.
+
+    The queues and counters shown are the configured ones, or every one of the place. Reference
+    data (names in every locale) is reloaded periodically and soon after a ticket or a state names
+    a queue or endpoint it does not know; when the place's set of queues or counters changes
+    (and none are configured), the streams restart for the new set.
+    """
+
+    def __init__(
+        self,
+        client: FeedClient,
+        load_reference: Callable[[], Any],
+        emit: Emit,
+        *,
+        queue_ids: Sequence[str] = (),
+        counter_ids: Sequence[str] = (),
+        langs: Sequence[str] = (),
+        refresh_every: float = 1800.0,
+        timing: FeedTiming | None = None,
+        clock: Clock = utc_now,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.client = client
+        self.load_reference = load_reference
+        self.emit = emit
+        self.configured_queues = list(queue_ids)
+        self.configured_counters = list(counter_ids)
+        self.langs = list(langs)
+        self.refresh_every = refresh_every
+        self.timing = timing or FeedTiming()
+        self.clock = clock
+        self.rng = rng or random.Random()  # noqa: S311 - jitter, not cryptography
+        self.reference: ReferenceData | None = None
+        self.runners: list[FeedRunner] = []
+        self._refresh_soon = asyncio.Event()
+        self._last_soon: datetime | None = None
+
+    async def run(self) -> None:
+        """Run until cancelled."""
+        await self._first_reference()
+        while True:
+            try:
+                async with asyncio.TaskGroup() as group:
+                    for runner in self._make_runners():
+                        group.create_task(runner.run())
+                    group.create_task(self._refresh_reference())
+            except* _IdsChanged:
+                log.info("the place's queues or counters changed; restarting the feeds")
+
+    def ids(self) -> tuple[list[str], list[str]]:
+        """The queue ids and counter ids followed now."""
+        reference = self.reference
+        queues = self.configured_queues or (sorted(reference.queues) if reference else [])
+        counters = self.configured_counters or (sorted(reference.counters) if reference else [])
+        return queues, counters
+
+    def _make_runners(self) -> list[FeedRunner]:
+        queues, counters = self.ids()
+        decoders: list[Decoder] = []
+        idle: list[Feed] = []
+        if queues:
+            decoders.append(TicketDecoder(self.client, queues))
+            decoders.append(QueueStateDecoder(queues))
+        else:
+            idle += [Feed.TICKETS, Feed.QUEUES]
+        if counters:
+            decoders.append(CounterDecoder(counters, self.langs))
+        else:
+            idle.append(Feed.COUNTERS)
+        for feed in idle:
+            # Nothing to follow: the part is empty but true, so it is shown as live.
+            log.info("%s feed: nothing to follow at this place", feed)
+            self.emit(FeedHealth(feed=feed, status=FeedStatus.LIVE, at=self.clock()))
+        self.runners = [
+            FeedRunner(
+                self.client,
+                decoder,
+                self.emit,
+                timing=self.timing,
+                clock=self.clock,
+                rng=self.rng,
+                on_unknown_ids=self._check_ids,
+            )
+            for decoder in decoders
+        ]
+        return self.runners
+
+    async def _first_reference(self) -> None:
+        attempt = 0
+        while True:
+            try:
+                await self._load()
+                return
+            except asyncio.CancelledError:
+                raise
+            except Exception as problem:
+                attempt += 1
+                delay = backoff_delay(attempt, self.timing, self.rng)
+                error = redact(f"cannot load the place's queues and names: {_describe(problem)}")
+                log.warning("%s; retrying in %.1f s", error, delay)
+                now = self.clock()
+                for feed in Feed:
+                    self.emit(
+                        FeedHealth(
+                            feed=feed,
+                            status=FeedStatus.CONNECTING,
+                            at=now,
+                            attempt=attempt,
+                            next_try_at=now + timedelta(seconds=delay),
+                            error=error,
+                        )
+                    )
+                await asyncio.sleep(delay)
+
+    async def _load(self) -> None:
+        reference = await self.load_reference()
+        self.reference = reference
+        self.emit(reference)
+
+    async def _refresh_reference(self) -> None:
+        before = self.ids()
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._refresh_soon.wait(), self.refresh_every)
+            self._refresh_soon.clear()
+            try:
+                await self._load()
+            except asyncio.CancelledError:
+                raise
+            except Exception as problem:
+                log.warning(
+                    "could not reload names, keeping the old ones: %s",
+                    redact(_describe(problem)),
+                )
+                continue
+            if self.ids() != before:
+                raise _IdsChanged
+
+    def _check_ids(self, updates: Iterable[Update]) -> None:
+        """Ask for fresh reference data when an update names a queue or endpoint we do not know."""
+        reference = self.reference
+        if reference is None:
+            return
+        for update in updates:
+            unknown = False
+            if isinstance(update, TicketChanged | TicketsSnapshot):
+                tickets = (update.ticket,) if isinstance(update, TicketChanged) else update.tickets
+                unknown = any(
+                    (ticket.endpoint.id and ticket.endpoint.id not in reference.endpoints)
+                    or (ticket.queue.id and ticket.queue.id not in reference.queues)
+                    for ticket in tickets
+                )
+            elif isinstance(update, QueueStateChanged):
+                unknown = update.state.queueId not in reference.queues
+            if unknown:
+                self._request_refresh()
+                return
+
+    def _request_refresh(self) -> None:
+        now = self.clock()
+        if (
+            self._last_soon is not None
+            and (now - self._last_soon).total_seconds() < self.timing.reference_retry
+        ):
+            return
+        self._last_soon = now
+        log.info("an unknown queue or endpoint appeared; reloading names")
+        self._refresh_soon.set()
+
+
+def _describe(problem: BaseException) -> str:
+    text = str(problem) or type(problem).__name__
+    return text if len(text) <= 200 else text[:197] + "..."
