@@ -194,6 +194,97 @@ class LogSettings(Section):
     """Log file; default: standard error (the journal under systemd)."""
 
 
+class SoundSettings(Section):
+    """`[sound]`: calls announced aloud: a chime and a spoken sentence (off by default)."""
+
+    enabled: bool = False
+    """Announce each new call and recall aloud (needs an audio player; the voice needs
+    `espeak-ng`)."""
+
+    mode: Literal["both", "chime", "voice", "silent"] = "both"
+    """both (a chime, then the sentence), chime (the chime alone), voice (the sentence alone), or
+    silent (nothing is played; the screen alone)."""
+
+    chime_file: Path | None = None
+    """A WAV file played instead of the built-in two-tone chime."""
+
+    voice_locales: list[Locale] = Field(default_factory=list)
+    """Locales the sentence is spoken in, one after the other; default: the first of
+    `display.locales`. A locale without an espeak-ng voice is skipped (and logged)."""
+
+    volume: int = Field(default=100, ge=0, le=100)
+    """Loudness of the chime and the voice, 0 to 100, relative to the machine's mixer level."""
+
+    voice_rate: int = Field(default=150, ge=80, le=400)
+    """Speed of the voice in words per minute (espeak-ng's own default is 175)."""
+
+    quiet_hours: str = ""
+    """Hours without sound, like "22:00-07:00" (may cross midnight), in the display's time zone;
+    "" means none. The screen still shows every call."""
+
+    max_queue: int = Field(default=8, ge=1, le=100)
+    """Announcements that may wait their turn; beyond that the oldest waiting one is dropped (it is
+    still shown) and logged."""
+
+    player: str = ""
+    """Command that plays a WAV file given as its last argument, like "aplay -q -D plughw:1";
+    default: the first of pw-play, paplay, aplay found."""
+
+    @field_validator("voice_locales", mode="before")
+    @classmethod
+    def _voice_locale_list(cls, value: object) -> object:
+        if isinstance(value, str):
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+    @field_validator("quiet_hours")
+    @classmethod
+    def _quiet_hours(cls, value: str) -> str:
+        text = value.strip()
+        if not text:
+            return ""
+        window = _quiet_window(text)
+        if window is None:
+            raise ValueError(
+                f'{value!r} is not a time range: write it as HH:MM-HH:MM, like "22:00-07:00"'
+            )
+        start, end = window
+        if start == end:
+            raise ValueError(f"{value!r} starts and ends at the same time (an empty range)")
+        return f"{start // 60:02d}:{start % 60:02d}-{end // 60:02d}:{end % 60:02d}"
+
+    @field_validator("player")
+    @classmethod
+    def _player(cls, value: str) -> str:
+        import shlex
+
+        try:
+            shlex.split(value)
+        except ValueError as error:
+            raise ValueError(f"cannot read the command {value!r}: {error}") from None
+        return value.strip()
+
+    def quiet_window(self) -> tuple[int, int] | None:
+        """The quiet hours as (start, end) minutes after midnight, or None when there are none."""
+        return _quiet_window(self.quiet_hours) if self.quiet_hours else None
+
+
+def _quiet_window(text: str) -> tuple[int, int] | None:
+    """Read "HH:MM-HH:MM" into minutes after midnight; None when it is not such a range."""
+    parts = text.replace(" ", "").split("-")
+    if len(parts) != 2:
+        return None
+    minutes = []
+    for part in parts:
+        hour, _, minute = part.partition(":")
+        if not (hour.isdigit() and minute.isdigit() and len(hour) <= 2 and len(minute) == 2):
+            return None
+        if int(hour) > 24 or int(minute) > 59 or (int(hour) == 24 and int(minute) != 0):
+            return None
+        minutes.append((int(hour) * 60 + int(minute)) % (24 * 60))
+    return minutes[0], minutes[1]
+
+
 class Settings(Section):
     """The whole configuration of one screen."""
 
@@ -211,6 +302,9 @@ class Settings(Section):
 
     log: LogSettings = Field(default_factory=LogSettings)
     """Logging."""
+
+    sound: SoundSettings = Field(default_factory=SoundSettings)
+    """Calls announced aloud."""
 
     source: Annotated[Path | None, Field(exclude=True)] = None
     """The file these settings came from (set by `load_config`, not a key of the file)."""
@@ -390,6 +484,7 @@ __all__ = [
     "PlaceSettings",
     "ServiceSettings",
     "Settings",
+    "SoundSettings",
     "StateSettings",
     "load_config",
     "resolve_credentials",
