@@ -1,0 +1,605 @@
+"""Credentials: the service-account file, the developer token (RS256) and the cached API key.
+
+The display authenticates as booking-service-v2.md describes: it signs a short-lived developer
+token with the service account's private key, trades it for an API key at `GET /v1/api_key`, and
+passes that key as the query parameter `key` on every route. The key is cached in the state
+directory so a restart does not ask for a new one, renewed about once a day, and renewed at once
+when the service refuses it (a 401 or 403 on any route).
+
+The errors of talking to the display service are defined here, below the REST client, because
+fetching a key is the first conversation with the service; `lobby_display.client` re-exports them.
+No message, log line or repr produced here contains a private key, a token or an API key.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import random
+import re
+import stat
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, Final, Protocol
+
+import httpx
+import jwt
+from cryptography.exceptions import UnsupportedAlgorithm
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
+
+from lobby_display.config import Settings
+from lobby_display.models import ServiceError, clean_text
+from lobby_display.redaction import MASK, redact, register_secret
+
+log = logging.getLogger(__name__)
+
+#: Seconds the developer token's `iat` is set in the past: a box whose clock runs a little behind
+#: the service's would otherwise sign tokens "from the future" that the service rejects.
+TOKEN_BACKDATE_SECONDS: Final = 30
+#: Lifetime of a developer token, counted from its (backdated) `iat`. A token is used for one
+#: request to `/api_key` right after it is signed, so five minutes is plenty; a short lifetime
+#: limits the harm of a token that leaks. The spec's sample uses an hour; the range it accepts is
+#: not given.
+TOKEN_LIFETIME_SECONDS: Final = 300
+#: A clock before this year has not been synchronised yet (a box without a battery-backed clock
+#: boots in 1970): tokens signed with it would be refused, so none are signed.
+EARLIEST_PLAUSIBLE_YEAR: Final = 2024
+#: Largest random part added to the key's renewal age, as a fraction of `key_refresh_hours`, so
+#: that screens started together do not all renew at once.
+KEY_RENEWAL_JITTER: Final = 0.10
+#: A cache written more than this far in the future (by a clock that was wrong) is not trusted.
+_FUTURE_SLACK: Final = timedelta(minutes=5)
+#: Name of the API-key cache in the state directory.
+KEY_CACHE_NAME: Final = "api-key.json"
+#: A JWT, or the start of one: base64url of `{"` then more base64url and dots.
+_JWT_SHAPE: Final = re.compile(r"eyJ[A-Za-z0-9_\-]{8,}[A-Za-z0-9_\-.…]*")
+
+
+# --- errors ------------------------------------------------------------------------------------
+
+
+class CredentialsError(Exception):
+    """The service-account file cannot be used; the message names the file and the fix."""
+
+
+class ClockNotSynchronised(Exception):
+    """The system clock is obviously wrong, so no developer token is signed (yet)."""
+
+
+class DisplayServiceError(Exception):
+    """A failure talking to the display service. The message never holds a secret."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(redact(message))
+
+
+class ServiceUnreachable(DisplayServiceError):
+    """The service could not be reached: refused connection, unknown host, TLS, timeout."""
+
+
+class ServiceFailed(DisplayServiceError):
+    """The service answered with an error (or an answer that cannot be read).
+
+    `status` is the HTTP status (None when there was no answer to speak of), `error` the
+    service's error body `{error, error_description, error_uri}` (empty fields when absent).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        error: ServiceError | None = None,
+        route: str = "",
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.error = error if error is not None else ServiceError()
+        self.route = route
+
+    @property
+    def code(self) -> str:
+        """The service's error code (`error`), "" when it gave none."""
+        return self.error.error
+
+    @property
+    def description(self) -> str:
+        """The service's `error_description` (secrets masked), "" when it gave none."""
+        return redact(self.error.error_description)
+
+
+class AuthRefused(ServiceFailed):
+    """The service refuses our credentials, even with a freshly obtained API key."""
+
+
+class KeyRefused(AuthRefused):
+    """No new API key can be had: the key is fixed in the config, or `/api_key` refused the
+    developer token."""
+
+
+def service_error_body(response: httpx.Response) -> ServiceError | None:
+    """The error body `{error, error_description, error_uri}` of `response`, if it has one."""
+    try:
+        payload = response.json()
+    except ValueError:
+        return None
+    if not isinstance(payload, dict) or not (
+        payload.get("error") or payload.get("error_description")
+    ):
+        return None
+    try:
+        return ServiceError.model_validate(payload)
+    except ValueError:
+        return None
+
+
+def describe_failure(what: str, response: httpx.Response, body: ServiceError | None) -> str:
+    """`what answered HTTP 404 CODE description`, or the status reason when the body is silent.
+
+    (Route and status are joined by words, not a colon: `/v1/api_key: ...` reads as a secret
+    assignment to the redaction patterns.)
+    """
+    status = f"HTTP {response.status_code}"
+    if body is None:
+        reason = clean_text(response.reason_phrase, 60)
+        return f"{what} answered {status}{f' {reason}' if reason else ''}"
+    details = " ".join(part for part in (body.error, body.error_description) if part)
+    return f"{what} answered {status} {details}".rstrip()
+
+
+def describe_transport_error(error: httpx.HTTPError) -> str:
+    """What went wrong on the wire, in words and without the URL (which holds the key)."""
+    text = clean_text(redact(str(error)), 200)
+    kind = type(error).__name__
+    return f"{kind}: {text}" if text else kind
+
+
+# --- the service account and the developer token -----------------------------------------------
+
+
+@dataclass(frozen=True)
+class ServiceAccount:
+    """A service account: the e-mail address and the RSA private key that signs tokens."""
+
+    client_email: str
+    private_key: RSAPrivateKey = field(repr=False, compare=False)
+    source: Path | None = None
+
+
+def load_service_account(path: Path | str) -> ServiceAccount:
+    """Read a service-account JSON file (`private_key`, `client_email`).
+
+    Raises `CredentialsError` naming the file when it is missing, unreadable, a directory, open
+    to group or others, not JSON, lacks a field, or holds no usable RSA private key.
+    """
+    path = Path(path)
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        raise CredentialsError(f"{path}: service-account file not found") from None
+    except OSError as error:
+        raise CredentialsError(f"{path}: cannot be read ({error.strerror})") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise CredentialsError(f"{path}: is a directory, not a service-account JSON file")
+    mode = stat.S_IMODE(info.st_mode)
+    if mode & 0o077:
+        raise CredentialsError(
+            f"{path}: the private key is open to group or others (mode {mode:04o}); "
+            f"run: chmod 600 {path}"
+        )
+    try:
+        raw = path.read_bytes()
+    except PermissionError:
+        raise CredentialsError(
+            f"{path}: cannot be read (permission denied); the display's user must own it"
+        ) from None
+    except OSError as error:
+        raise CredentialsError(f"{path}: cannot be read ({error.strerror})") from None
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise CredentialsError(f"{path}: is not UTF-8 JSON text") from None
+    except json.JSONDecodeError as error:
+        # The decoder's message quotes no content, only where it stopped.
+        raise CredentialsError(
+            f"{path}: is not JSON ({error.msg} at line {error.lineno} column {error.colno})"
+        ) from None
+    if not isinstance(data, dict):
+        raise CredentialsError(f"{path}: is not a JSON object with private_key and client_email")
+    missing = [
+        name
+        for name in ("private_key", "client_email")
+        if not isinstance(data.get(name), str) or not data[name].strip()
+    ]
+    if missing:
+        raise CredentialsError(f"{path}: missing or empty {' and '.join(missing)}")
+    email = clean_text(data["client_email"], 254)
+    if "@" not in email:
+        raise CredentialsError(f"{path}: client_email {email!r} is not an e-mail address")
+    return ServiceAccount(
+        client_email=email, private_key=_rsa_key(path, data["private_key"]), source=path
+    )
+
+
+def _rsa_key(path: Path, pem: str) -> RSAPrivateKey:
+    try:
+        key = serialization.load_pem_private_key(pem.encode("utf-8"), password=None)
+    except TypeError:
+        raise CredentialsError(
+            f"{path}: private_key is encrypted; the display needs an unencrypted key"
+        ) from None
+    except (ValueError, UnsupportedAlgorithm):
+        # The library's message may quote the key's first bytes: do not pass it on.
+        raise CredentialsError(f"{path}: private_key is not a valid PEM private key") from None
+    if not isinstance(key, RSAPrivateKey):
+        raise CredentialsError(f"{path}: private_key is not an RSA key (RS256 needs one)")
+    return key
+
+
+def developer_token(
+    account: ServiceAccount, audience: str, company: str, now: datetime | None = None
+) -> str:
+    """Sign a developer token (RS256) for the service at `audience` (its base address).
+
+    Claims: `iat` backdated by TOKEN_BACKDATE_SECONDS, `exp` TOKEN_LIFETIME_SECONDS after `iat`,
+    `aud` the service's base address, `iss` and `email` the account's address, `sub` the company.
+    Raises `ClockNotSynchronised` when `now` is before EARLIEST_PLAUSIBLE_YEAR.
+    """
+    moment = now if now is not None else datetime.now(UTC)
+    if moment.year < EARLIEST_PLAUSIBLE_YEAR:
+        raise ClockNotSynchronised(
+            f"the system clock reads {moment:%Y-%m-%d %H:%M}: it is not synchronised yet "
+            "(check NTP / systemd-timesyncd); no developer token is signed until it is"
+        )
+    issued = int(moment.timestamp()) - TOKEN_BACKDATE_SECONDS
+    claims = {
+        "iat": issued,
+        "exp": issued + TOKEN_LIFETIME_SECONDS,
+        "aud": audience,
+        "iss": account.client_email,
+        "email": account.client_email,
+        "sub": company,
+    }
+    return jwt.encode(claims, account.private_key, algorithm="RS256")
+
+
+# --- API keys ----------------------------------------------------------------------------------
+
+
+class ApiKeys(Protocol):
+    """Where the REST client and the feeds get the API key they pass as `key`."""
+
+    async def get(self) -> str:
+        """The key to use now (obtained, or renewed, if needed)."""
+        ...
+
+    async def refresh(self, rejected: str) -> str:
+        """A key other than `rejected`, which the service just refused (401 or 403).
+
+        When the current key already differs from `rejected` (another caller renewed it) it is
+        returned as is; concurrent callers share one request. Raises `KeyRefused` when no new
+        key can be had.
+        """
+        ...
+
+
+class FixedApiKey:
+    """The `api_key` of the config: used as is, never renewed."""
+
+    def __init__(self, key: str) -> None:
+        register_secret(key)
+        self._key = key
+
+    def __repr__(self) -> str:
+        return "FixedApiKey(***)"
+
+    async def get(self) -> str:
+        """The configured key."""
+        return self._key
+
+    async def refresh(self, rejected: str) -> str:
+        """A fixed key cannot be renewed: raises `KeyRefused`."""
+        raise KeyRefused(
+            "the service refuses the api_key set in the configuration, and a fixed key cannot "
+            "be renewed: set a valid service.api_key, or use service.credentials instead"
+        )
+
+
+def _utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass
+class _CachedKey:
+    key: str
+    obtained_at: datetime
+    jitter: float
+    """Fraction of the renewal age added to it, drawn once per key."""
+
+
+class ServiceApiKeys:
+    """API keys obtained with the service account, cached on disk and renewed about daily.
+
+    The key is renewed once it is older than `refresh_after` plus a random part (up to 10 %,
+    drawn once per key), or at once when the service refuses it. The cache file (mode 0600)
+    lets a restarted display reuse a key instead of asking for a new one.
+    """
+
+    def __init__(
+        self,
+        account: ServiceAccount,
+        *,
+        display_url: str,
+        company: str,
+        http: httpx.AsyncClient,
+        cache_file: Path | None,
+        refresh_after: timedelta,
+        clock: Callable[[], datetime] = _utcnow,
+        rng: random.Random | None = None,
+    ) -> None:
+        self._account = account
+        self._display_url = display_url.rstrip("/")
+        self._company = company
+        self._http = http
+        self._cache_file = cache_file
+        self._refresh_after = refresh_after
+        self._clock = clock
+        self._rng = rng if rng is not None else random.Random()  # noqa: S311 (not for secrets)
+        self._current: _CachedKey | None = None
+        self._rejected: str | None = None
+        self._cache_read = cache_file is None
+        self._inflight: asyncio.Task[str] | None = None
+
+    def __repr__(self) -> str:
+        return f"ServiceApiKeys({self._account.client_email!r}, {self._display_url!r})"
+
+    @property
+    def renew_at(self) -> datetime | None:
+        """When the current key is due for renewal (None when there is no key yet)."""
+        current = self._current
+        if current is None:
+            return None
+        return current.obtained_at + self._refresh_after * (1 + current.jitter)
+
+    async def get(self) -> str:
+        """The current key, or a new one when there is none, it is due, or it was refused."""
+        if not self._cache_read:
+            self._read_cache()
+        current = self._current
+        if current is not None and current.key != self._rejected and not self._due(current):
+            return current.key
+        return await self._single_flight()
+
+    async def refresh(self, rejected: str) -> str:
+        """A key other than `rejected`: the current one if it differs, else a new one."""
+        if self._inflight is not None:
+            return await self._single_flight()
+        current = self._current
+        if current is not None and current.key not in (rejected, self._rejected):
+            return current.key
+        self._rejected = rejected
+        return await self._single_flight()
+
+    def _due(self, current: _CachedKey) -> bool:
+        now = self._clock()
+        if current.obtained_at - now > _FUTURE_SLACK:
+            return True  # obtained "in the future": the clock was wrong then, or is now
+        return now >= current.obtained_at + self._refresh_after * (1 + current.jitter)
+
+    async def _single_flight(self) -> str:
+        """Join the request for a key in flight, or start one; every caller gets its outcome."""
+        task = self._inflight
+        if task is None:
+            task = asyncio.get_running_loop().create_task(self._fetch())
+            self._inflight = task
+            task.add_done_callback(self._landed)
+        # A caller that is cancelled must not cancel the request the others are waiting on.
+        return await asyncio.shield(task)
+
+    def _landed(self, task: asyncio.Task[str]) -> None:
+        if self._inflight is task:
+            self._inflight = None
+        if not task.cancelled():
+            task.exception()  # retrieved: a failure with no caller left is not logged as lost
+
+    async def _fetch(self) -> str:
+        token = developer_token(self._account, self._display_url, self._company, self._clock())
+        route = "GET /v1/api_key"
+        try:
+            response = await self._http.get(
+                f"{self._display_url}/v1/api_key", headers={"Authorization": f"Bearer {token}"}
+            )
+        except httpx.HTTPError as error:
+            raise ServiceUnreachable(
+                f"{route} failed: cannot reach the display service at {self._display_url} "
+                f"({describe_transport_error(error)})"
+            ) from None
+        body = _masked(service_error_body(response), token)
+        if response.status_code in (401, 403):
+            raise KeyRefused(
+                describe_failure(route, response, body)
+                + f" (the service refuses the developer token; check the credentials file, "
+                f"company {self._company!r} and the clock)",
+                status=response.status_code,
+                error=body,
+                route=route,
+            )
+        if response.status_code != 200:
+            raise ServiceFailed(
+                describe_failure(route, response, body),
+                status=response.status_code,
+                error=body,
+                route=route,
+            )
+        key = _api_key_of(response)
+        if key is None:
+            raise ServiceFailed(
+                f"{route} answered HTTP 200 without an apiKey",
+                status=response.status_code,
+                route=route,
+            )
+        register_secret(key)
+        self._current = _CachedKey(
+            key=key, obtained_at=self._clock(), jitter=self._rng.uniform(0, KEY_RENEWAL_JITTER)
+        )
+        self._rejected = None
+        self._write_cache(self._current)
+        log.info("obtained a new API key; it is renewed after %s", self.renew_at)
+        return key
+
+    def _read_cache(self) -> None:
+        self._cache_read = True
+        path = self._cache_file
+        if path is None:
+            return
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+            log.warning("ignored the API-key cache %s: %s", path, type(error).__name__)
+            return
+        cached = _cached_key(data, self._display_url)
+        if cached is None:
+            log.warning("ignored the API-key cache %s: not a cache of this service", path)
+            return
+        register_secret(cached.key)
+        self._current = cached
+        log.info("reusing the cached API key obtained at %s", cached.obtained_at)
+
+    def _write_cache(self, cached: _CachedKey) -> None:
+        path = self._cache_file
+        if path is None:
+            return
+        payload = {
+            "apiKey": cached.key,
+            "obtainedAt": cached.obtained_at.isoformat(),
+            "jitter": cached.jitter,
+            "displayUrl": self._display_url,
+        }
+        try:
+            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            write_private_file(path, json.dumps(payload))
+        except OSError as error:
+            # The key still works from memory; only a restart would ask for a new one.
+            log.warning(
+                "cannot write the API-key cache %s (%s); the key is kept in memory only",
+                path,
+                error.strerror or type(error).__name__,
+            )
+
+
+def _masked(body: ServiceError | None, token: str) -> ServiceError | None:
+    """`body` with the developer token masked, should the service quote it back.
+
+    The body's strings were cut at a length, so a quoted token may be cut too: anything shaped
+    like a JWT (base64url of `{"...`, with dots) is masked, not just the whole token.
+    """
+    if body is None:
+        return None
+    fields = body.model_dump()
+    masked = {
+        name: _JWT_SHAPE.sub(MASK, text.replace(token, MASK)) for name, text in fields.items()
+    }
+    return body if masked == fields else body.model_copy(update=masked)
+
+
+def _api_key_of(response: httpx.Response) -> str | None:
+    try:
+        payload = response.json()
+    except ValueError:
+        return None
+    if isinstance(payload, dict):
+        key = payload.get("apiKey")
+        if isinstance(key, str) and key.strip():
+            return key.strip()
+    return None
+
+
+def _cached_key(data: Any, display_url: str) -> _CachedKey | None:
+    """The cache's content, if it is well formed and belongs to the service at `display_url`."""
+    if not isinstance(data, dict) or data.get("displayUrl") != display_url:
+        return None
+    key, obtained, jitter = data.get("apiKey"), data.get("obtainedAt"), data.get("jitter", 0.0)
+    if not (isinstance(key, str) and key and isinstance(obtained, str)):
+        return None
+    if not isinstance(jitter, int | float) or not 0 <= jitter <= KEY_RENEWAL_JITTER:
+        return None
+    try:
+        obtained_at = datetime.fromisoformat(obtained)
+    except ValueError:
+        return None
+    if obtained_at.tzinfo is None:
+        obtained_at = obtained_at.replace(tzinfo=UTC)
+    return _CachedKey(key=key, obtained_at=obtained_at, jitter=float(jitter))
+
+
+def write_private_file(path: Path, text: str) -> None:
+    """Replace `path` atomically with `text`, readable by its owner only (mode 0600)."""
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.chmod(temporary, 0o600)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def api_keys_from_settings(settings: Settings, http: httpx.AsyncClient) -> ApiKeys:
+    """The key provider the settings ask for.
+
+    A fixed `service.api_key`, when set, is used as is (the credentials file is then not read).
+    Otherwise the service-account file is read now, so a bad file fails at start-up with a
+    `CredentialsError`, and keys are cached in the state directory.
+    """
+    service = settings.service
+    if service.api_key is not None:
+        return FixedApiKey(service.api_key.get_secret_value())
+    path = settings.credentials_path()
+    if path is None:  # excluded by the config's validation; kept for a clear message
+        raise CredentialsError("neither service.credentials nor service.api_key is set")
+    return ServiceApiKeys(
+        load_service_account(path),
+        display_url=service.display_url,
+        company=service.company,
+        http=http,
+        cache_file=settings.state_directory() / KEY_CACHE_NAME,
+        refresh_after=timedelta(hours=service.key_refresh_hours),
+    )
+
+
+__all__ = [
+    "EARLIEST_PLAUSIBLE_YEAR",
+    "KEY_CACHE_NAME",
+    "KEY_RENEWAL_JITTER",
+    "TOKEN_BACKDATE_SECONDS",
+    "TOKEN_LIFETIME_SECONDS",
+    "ApiKeys",
+    "AuthRefused",
+    "ClockNotSynchronised",
+    "CredentialsError",
+    "DisplayServiceError",
+    "FixedApiKey",
+    "KeyRefused",
+    "ServiceAccount",
+    "ServiceApiKeys",
+    "ServiceFailed",
+    "ServiceUnreachable",
+    "api_keys_from_settings",
+    "describe_failure",
+    "describe_transport_error",
+    "developer_token",
+    "load_service_account",
+    "service_error_body",
+    "write_private_file",
+]
