@@ -1,0 +1,1165 @@
+"""The board: the queue screen's view model, built from the feeds' updates (pure, no I/O).
+
+`Board.apply(update, now)` takes one update of `updates.py` and returns `Changes`, naming what
+the screen must redraw. The read-only views of `views.py` (`queues()`, `counters()`,
+`now_calling(now)`, `recent_calls()`, `parts(now)`, `snapshot(now)`) are what the widgets draw.
+Every rule about what the screen means lives here:
+
+Calls
+    A ticket is *called* when it is seen in state 200 with a call number it has not had: the call
+    number is 0 for the first call and grows with each recall (the larger of `recalledCount` and
+    the length of `timeline.recalledAt`). The board remembers, per ticket, the highest call
+    number seen, so the snapshot after a reconnect announces nothing twice; the memory holds at
+    most `seen_calls_limit` tickets (least recently seen evicted first). A ticket seen back in a
+    waiting state (0, 50, 100) is forgotten, so calling it again is a new call.
+    A call is *announced* (and highlighted) unless it happened more than `call_max_age_seconds`
+    before it was seen (by `calledAt` or the last `recalledAt`); a call in the very first tickets
+    snapshot after start whose moment is unknown is not announced either. Every call is listed.
+Recent calls
+    The last `recent_calls` distinct tickets called, newest call first (by call moment), kept
+    after the tickets are done or canceled; a recall moves its ticket back to the top.
+Now calling
+    The calls still highlighted (`highlight_seconds` from when the board saw them, on the box's
+    clock, so a late event still gets its full highlight), newest first; when none is, the
+    latest call, steady.
+Queue rows
+    Status from the queue state's flags (see `queue_status` for the precedence); waiting tickets
+    and people from `queueLength` (or, while a queue has no state, counted from the current
+    tickets); first availability per appointment type for the configured group size, else the
+    nearest smaller group size the service gives.
+Freshness
+    Per feed: LIVE; RECONNECTING while down for less than `stale_after_seconds`; STALE from
+    then on (and always for data restored from disk); WITHDRAWN from `withdraw_after_seconds`.
+    "Down since" is when the feed left LIVE, or the board's start for a feed never live.
+
+Applying a ticket event costs O(1) in the number of current tickets: tickets are kept by id and
+the per-queue counts are kept incrementally.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+from functools import lru_cache
+from types import MappingProxyType
+from typing import Any, Final
+
+from pydantic import ValidationError
+
+from lobby_display.config import DisplaySettings, Settings
+from lobby_display.models import (
+    LOCALES,
+    WAITING_STATES,
+    Counter,
+    Endpoint,
+    Place,
+    Queue,
+    QueueState,
+    Ticket,
+    TicketState,
+    clean_text,
+    keyed,
+    parse_datetime,
+    pick_name,
+)
+from lobby_display.updates import (
+    Call,
+    CounterChanged,
+    CountersSnapshot,
+    Feed,
+    FeedHealth,
+    FeedStatus,
+    QueueStateChanged,
+    QueueStatesSnapshot,
+    ReferenceData,
+    TicketChanged,
+    TicketRemoved,
+    TicketsSnapshot,
+    Update,
+)
+from lobby_display.views import (
+    PART_FEED,
+    AppointmentTypeView,
+    BoardView,
+    CallView,
+    CounterView,
+    Freshness,
+    HealthView,
+    NowCalling,
+    Part,
+    QueueStatus,
+    QueueView,
+    TimeslotView,
+)
+
+__all__ = [
+    "STATE_VERSION",
+    "Board",
+    "BoardSettings",
+    "Changes",
+    "first_availability",
+    "queue_status",
+]
+
+#: Most calls the "now calling" area shows at once (simultaneous calls share its space).
+NOW_CALLING_MAX: Final = 6
+#: Version of the `to_state` format; `from_state` refuses any other.
+STATE_VERSION: Final = 1
+
+
+@dataclass(frozen=True, slots=True)
+class BoardSettings:
+    """The few settings the board's rules need."""
+
+    queue_ids: tuple[str, ...] = ()
+    """Queues shown, in this order; empty: every queue the board hears of, by name."""
+    counter_ids: tuple[str, ...] = ()
+    """Counters shown, in this order; empty: every counter the board hears of, by name."""
+    locales: tuple[str, ...] = ("en_US",)
+    """The locales shown; the first one's names order the rows when no order is configured."""
+    recent_calls: int = 6
+    highlight_seconds: float = 12.0
+    call_max_age_seconds: float = 600.0
+    group_size: int = 1
+    stale_after_seconds: float = 30.0
+    withdraw_after_seconds: float = 300.0
+    seen_calls_limit: int = 4096
+    """Tickets whose calls are remembered (against re-announcing after a reconnect)."""
+
+    @classmethod
+    def from_display(
+        cls,
+        display: DisplaySettings,
+        queue_ids: Iterable[str] = (),
+        counter_ids: Iterable[str] = (),
+    ) -> BoardSettings:
+        """Board settings from the `[display]` section and the place's queue and counter ids."""
+        return cls(
+            queue_ids=tuple(queue_ids),
+            counter_ids=tuple(counter_ids),
+            locales=tuple(display.locales),
+            recent_calls=display.recent_calls,
+            highlight_seconds=display.highlight_seconds,
+            call_max_age_seconds=display.call_max_age_seconds,
+            group_size=display.group_size,
+            stale_after_seconds=display.stale_after_seconds,
+            withdraw_after_seconds=display.withdraw_after_seconds,
+        )
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> BoardSettings:
+        """Board settings from a screen's whole configuration."""
+        return cls.from_display(settings.display, settings.place.queues, settings.place.counters)
+
+
+@dataclass(frozen=True, slots=True)
+class Changes:
+    """What one update changed, so the screen redraws only that."""
+
+    queues: frozenset[str] = frozenset()
+    """Queue rows whose content changed."""
+    layout: bool = False
+    """Queue rows or counters appeared, disappeared or moved."""
+    calls: bool = False
+    """Now calling or the recent calls changed."""
+    new_calls: tuple[Call, ...] = ()
+    """Calls to highlight and announce, in the order they happened (calls too old to announce
+    are listed in the recent calls but not here)."""
+    counters: frozenset[str] = frozenset()
+    """Counters whose name or value changed."""
+    health: frozenset[Feed] = frozenset()
+    """Feeds whose health report changed (status, attempt, error, next try)."""
+    reference: bool = False
+    """Names changed (place, queues, endpoints, counters, appointment types)."""
+
+    def __bool__(self) -> bool:
+        return bool(
+            self.queues
+            or self.layout
+            or self.calls
+            or self.new_calls
+            or self.counters
+            or self.health
+            or self.reference
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class BoardSizes:
+    """How much the board holds (for the bounded-memory check and the service's log)."""
+
+    current_tickets: int
+    seen_calls: int
+    recent_calls: int
+    queues: int
+    counters: int
+
+
+# --- pure rules ------------------------------------------------------------------------------
+
+
+def queue_status(state: QueueState | None, reference: Queue | None = None) -> QueueStatus:
+    """The status a queue row shows; the first rule that holds wins.
+
+    1. CLOSED when `queueIsOpened` is false: nobody serves, so nothing else matters to the
+       people waiting (a pause flag left on a closed queue must not promise a quick resume).
+    2. PAUSED when `pause` is true (the queue record's `state.pause` when the state is silent).
+    3. BOOKING_CLOSED when `bookingIsOpened` is false: the operators' decision explains any
+       fullness that comes with it.
+    4. FULL when `queueIsFull`, or when full for FIFO and for appointments alike.
+    5. FULL_TODAY when `queueIsFullForTheDay` (later days may have room).
+    6. FULL_FOR_FIFO, then 7. FULL_FOR_APPOINTMENTS (beta flags: one kind of ticket remains).
+    8. OPEN otherwise. A flag the service leaves out counts as not set. Without any state and
+       without a pause in the queue record: UNKNOWN.
+    """
+    reference_pause = bool(reference and reference.state and reference.state.pause)
+    if state is None:
+        return QueueStatus.PAUSED if reference_pause else QueueStatus.UNKNOWN
+    pause = state.pause if state.pause is not None else reference_pause
+    if state.queueIsOpened is False:
+        return QueueStatus.CLOSED
+    if pause:
+        return QueueStatus.PAUSED
+    if state.bookingIsOpened is False:
+        return QueueStatus.BOOKING_CLOSED
+    if state.queueIsFull or (state.queueIsFullForFifo and state.queueIsFullForAppointment):
+        return QueueStatus.FULL
+    if state.queueIsFullForTheDay:
+        return QueueStatus.FULL_TODAY
+    if state.queueIsFullForFifo:
+        return QueueStatus.FULL_FOR_FIFO
+    if state.queueIsFullForAppointment:
+        return QueueStatus.FULL_FOR_APPOINTMENTS
+    return QueueStatus.OPEN
+
+
+def first_availability(
+    by_group_size: Mapping[int, datetime | None], group_size: int
+) -> tuple[datetime | None, int | None]:
+    """The first availability for `group_size` people and the group size it is for.
+
+    The configured size when the service gives it (its value may be None: no room for such a
+    group, which is shown as such rather than replaced by a smaller group's date). Otherwise the
+    nearest smaller size the service gives. Otherwise nothing: a larger group's date would say
+    nothing true about a smaller group. Returns (None, None) when no size fits.
+    """
+    if group_size in by_group_size:
+        return by_group_size[group_size], group_size
+    smaller = [size for size in by_group_size if size < group_size]
+    if not smaller:
+        return None, None
+    size = max(smaller)
+    return by_group_size[size], size
+
+
+@lru_cache(maxsize=64)
+def _locale_of(lang: str) -> str:
+    """The locale code a ticket's `lang` names ("fr", "fr-FR", "fr_FR" -> fr_FR); "" if none."""
+    text = clean_text(lang, 16).replace("-", "_")
+    if text in LOCALES:
+        return text
+    language = text.split("_", 1)[0].lower()
+    if not language:
+        return ""
+    return next((code for code in LOCALES if code.split("_", 1)[0] == language), "")
+
+
+def _recall_number(ticket: Ticket) -> int:
+    """0 for a first call; each recall adds one (by either sign the service gives of it)."""
+    return max(ticket.recalledCount, len(ticket.timeline.recalledAt), 0)
+
+
+def _call_moment(ticket: Ticket, recall: int) -> datetime | None:
+    """When call number `recall` of `ticket` happened, if the ticket says."""
+    timeline = ticket.timeline
+    if recall == 0:
+        return timeline.calledAt
+    if len(timeline.recalledAt) >= recall:
+        return max(timeline.recalledAt)
+    return None
+
+
+def _ticket_names(ticket_lang: str, name: str) -> dict[str, str]:
+    return {_locale_of(ticket_lang): name} if name else {}
+
+
+# --- internal records ------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Tally:
+    """Waiting tickets and people of one queue, counted from the current tickets."""
+
+    tickets: int = 0
+    people: int = 0
+    by_type: dict[str, list[int]] = field(default_factory=dict)
+    """Appointment type id -> [tickets, people]."""
+
+    def add(self, ticket: Ticket, sign: int) -> None:
+        people = max(ticket.groupSize, 1)
+        self.tickets += sign
+        self.people += sign * people
+        type_id = ticket.appointmentType.id
+        if type_id:
+            counts = self.by_type.setdefault(type_id, [0, 0])
+            counts[0] += sign
+            counts[1] += sign * people
+            if counts[0] == 0 and counts[1] == 0:
+                del self.by_type[type_id]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"tickets": self.tickets, "people": self.people, "by_type": self.by_type}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> _Tally:
+        by_type = {
+            clean_text(key): [int(value[0]), int(value[1])]
+            for key, value in dict(data.get("by_type", {})).items()
+        }
+        return cls(int(data["tickets"]), int(data["people"]), by_type)
+
+
+@dataclass(slots=True)
+class _Called:
+    """A listed call, with what the board needs to keep it up to date."""
+
+    call: Call
+    seen_at: datetime
+    highlight_until: datetime | None
+    ticket_counter_names: dict[str, str]
+    """The endpoint's name as the ticket gave it (kept for when reference data changes)."""
+    order: int
+    """Arrival order: breaks ties between calls of the same moment (the later seen is newer)."""
+
+
+@dataclass(slots=True)
+class _FeedTrack:
+    """What the board knows of one feed's health."""
+
+    status: FeedStatus = FeedStatus.CONNECTING
+    down_since: datetime | None = None
+    attempt: int = 0
+    next_try_at: datetime | None = None
+    error: str = ""
+    restored: bool = False
+
+    def key(self) -> tuple[object, ...]:
+        return (
+            self.status,
+            self.down_since,
+            self.attempt,
+            self.next_try_at,
+            self.error,
+            self.restored,
+        )
+
+
+class _ChangeSet:
+    """The mutable tally of one `apply`, frozen into `Changes` at its end."""
+
+    def __init__(self) -> None:
+        self.queues: set[str] = set()
+        self.layout = False
+        self.calls = False
+        self.new_calls: list[Call] = []
+        self.counters: set[str] = set()
+        self.health: set[Feed] = set()
+        self.reference = False
+
+    def freeze(self) -> Changes:
+        return Changes(
+            queues=frozenset(self.queues),
+            layout=self.layout,
+            calls=self.calls,
+            new_calls=tuple(self.new_calls),
+            counters=frozenset(self.counters),
+            health=frozenset(self.health),
+            reference=self.reference,
+        )
+
+
+# --- the board -------------------------------------------------------------------------------
+
+
+class Board:
+    """The view model of one screen: apply updates, read views. Not thread-safe."""
+
+    def __init__(self, settings: BoardSettings, started_at: datetime | None = None) -> None:
+        self.settings = settings
+        self._queue_filter = frozenset(settings.queue_ids)
+        self._counter_filter = frozenset(settings.counter_ids)
+        self._started_at: datetime | None = None
+        # Reference data.
+        self._place: Place | None = None
+        self._ref_queues: dict[str, Queue] = {}
+        self._ref_endpoints: dict[str, Endpoint] = {}
+        self._ref_counters: dict[str, Counter] = {}
+        # Tickets and what is derived from them, kept incrementally.
+        self._tickets: dict[str, Ticket] = {}
+        self._tallies: dict[str, _Tally] = {}
+        self._restored_tallies: dict[str, _Tally] | None = None
+        self._ticket_queue_names: dict[str, dict[str, str]] = {}
+        self._ticket_type_names: dict[str, dict[str, dict[str, str]]] = {}
+        self._had_tickets_snapshot = False
+        # Calls.
+        self._seen_calls: OrderedDict[str, int] = OrderedDict()
+        self._recent: list[_Called] = []
+        self._call_order = 0
+        # Queue states and counters.
+        self._states: dict[str, QueueState] = {}
+        self._counters: dict[str, Counter] = {}
+        # Feeds.
+        self._feeds: dict[Feed, _FeedTrack] = {feed: _FeedTrack() for feed in Feed}
+        # Row order, recomputed only when the set of rows or their names may have changed.
+        self._queue_order: tuple[str, ...] | None = None
+        self._counter_order: tuple[str, ...] | None = None
+        if started_at is not None:
+            self._start(started_at)
+
+    # --- applying updates ----------------------------------------------------------------
+
+    def apply(self, update: Update, now: datetime) -> Changes:
+        """Apply one update at `now`; return what changed on the screen."""
+        self._start(now)
+        changes = _ChangeSet()
+        layout_before = (self._queue_ids(), self._counter_ids())
+        match update:
+            case TicketChanged(ticket=ticket):
+                self._apply_ticket(ticket, now, changes)
+            case TicketRemoved(ticket_id=ticket_id):
+                self._drop_ticket(ticket_id, changes)
+            case TicketsSnapshot(tickets=tickets):
+                self._apply_tickets_snapshot(tickets, now, changes)
+            case QueueStateChanged(state=state):
+                self._apply_queue_state(state, changes)
+            case QueueStatesSnapshot(states=states):
+                self._apply_queue_states_snapshot(states, changes)
+            case CounterChanged(counter=counter):
+                self._apply_counter(counter, changes)
+            case CountersSnapshot(counters=counters):
+                self._apply_counters_snapshot(counters, changes)
+            case FeedHealth():
+                self._apply_health(update, changes)
+            case ReferenceData():
+                self._apply_reference(update, changes)
+        if (self._queue_ids(), self._counter_ids()) != layout_before:
+            changes.layout = True
+        return changes.freeze()
+
+    def _start(self, now: datetime) -> None:
+        if self._started_at is None:
+            self._started_at = now
+            for track in self._feeds.values():
+                if track.status is not FeedStatus.LIVE and track.down_since is None:
+                    track.down_since = now
+
+    def _wants_queue(self, queue_id: str | None) -> bool:
+        if not queue_id:
+            return not self._queue_filter
+        return not self._queue_filter or queue_id in self._queue_filter
+
+    def _wants_counter(self, counter_id: str) -> bool:
+        return bool(counter_id) and (not self._counter_filter or counter_id in self._counter_filter)
+
+    # tickets
+
+    def _apply_ticket(self, ticket: Ticket, now: datetime, changes: _ChangeSet) -> None:
+        if ticket.is_finished or not self._wants_queue(ticket.queue.id):
+            self._drop_ticket(ticket.ticketId, changes)
+            return
+        self._put_ticket(ticket, changes)
+        called = self._detect_call(ticket, now, first_snapshot=False)
+        if called is not None:
+            self._list_call(called, changes)
+
+    def _apply_tickets_snapshot(
+        self, tickets: Iterable[Ticket], now: datetime, changes: _ChangeSet
+    ) -> None:
+        first = not self._had_tickets_snapshot
+        self._had_tickets_snapshot = True
+        self._data_arrived(Feed.TICKETS, changes)
+        if self._restored_tallies is not None:
+            changes.queues.update(self._restored_tallies)
+            self._restored_tallies = None
+        incoming: dict[str, Ticket] = {}
+        for ticket in tickets:
+            if not ticket.is_finished and self._wants_queue(ticket.queue.id):
+                incoming[ticket.ticketId] = ticket
+        for ticket_id in [known for known in self._tickets if known not in incoming]:
+            self._drop_ticket(ticket_id, changes)
+        detected: list[_Called] = []
+        for ticket in incoming.values():
+            self._put_ticket(ticket, changes)
+            called = self._detect_call(ticket, now, first_snapshot=first)
+            if called is not None:
+                detected.append(called)
+        # Several calls found at once are listed in the order they happened.
+        detected.sort(key=lambda called: called.call.called_at)
+        for called in detected:
+            called.order = self._next_order()
+            self._list_call(called, changes)
+
+    def _put_ticket(self, ticket: Ticket, changes: _ChangeSet) -> None:
+        old = self._tickets.get(ticket.ticketId)
+        self._tickets[ticket.ticketId] = ticket
+        self._count(old, -1, changes)
+        self._count(ticket, +1, changes)
+        self._learn_ticket_names(ticket, changes)
+
+    def _drop_ticket(self, ticket_id: str, changes: _ChangeSet) -> None:
+        old = self._tickets.pop(ticket_id, None)
+        self._count(old, -1, changes)
+
+    def _count(self, ticket: Ticket | None, sign: int, changes: _ChangeSet) -> None:
+        if ticket is None or ticket.state not in WAITING_STATES:
+            return
+        queue_id = ticket.queue.id or ""
+        tally = self._tallies.get(queue_id)
+        if tally is None:
+            tally = self._tallies[queue_id] = _Tally()
+        tally.add(ticket, sign)
+        if tally.tickets == 0 and tally.people == 0 and not tally.by_type:
+            del self._tallies[queue_id]
+        if queue_id and queue_id not in self._states:
+            # The row counts from the tickets only while its queue has no state.
+            changes.queues.add(queue_id)
+
+    def _learn_ticket_names(self, ticket: Ticket, changes: _ChangeSet) -> None:
+        queue_id = ticket.queue.id
+        if not queue_id:
+            return
+        locale = _locale_of(ticket.lang)
+        names = self._ticket_queue_names.get(queue_id)
+        if names is None:
+            names = self._ticket_queue_names[queue_id] = {}
+            self._queue_order = None  # a queue heard of through a ticket may be a new row
+            changes.queues.add(queue_id)
+        if ticket.queue.name and names.get(locale) != ticket.queue.name:
+            names[locale] = ticket.queue.name
+            self._queue_order = None
+            changes.queues.add(queue_id)
+        type_id = ticket.appointmentType.id
+        if type_id and ticket.appointmentType.name:
+            by_type = self._ticket_type_names.setdefault(queue_id, {})
+            type_names = by_type.setdefault(type_id, {})
+            if type_names.get(locale) != ticket.appointmentType.name:
+                type_names[locale] = ticket.appointmentType.name
+                changes.queues.add(queue_id)
+
+    # calls
+
+    def _detect_call(self, ticket: Ticket, now: datetime, first_snapshot: bool) -> _Called | None:
+        """The call this sight of `ticket` makes, if it is a new one; remembers it as seen."""
+        ticket_id = ticket.ticketId
+        if ticket.state in WAITING_STATES:
+            # Sent back to wait: calling it again will be a new call.
+            self._seen_calls.pop(ticket_id, None)
+            return None
+        if ticket.state != TicketState.CALLED:
+            return None
+        recall = _recall_number(ticket)
+        seen = self._seen_calls.get(ticket_id)
+        if seen is not None:
+            self._seen_calls.move_to_end(ticket_id)
+            if recall <= seen:
+                return None
+        self._seen_calls[ticket_id] = recall
+        self._seen_calls.move_to_end(ticket_id)
+        while len(self._seen_calls) > self.settings.seen_calls_limit:
+            self._seen_calls.popitem(last=False)
+        moment = _call_moment(ticket, recall)
+        if moment is None:
+            called_at = now
+            announce = not first_snapshot
+        else:
+            called_at = moment
+            announce = (now - moment).total_seconds() <= self.settings.call_max_age_seconds
+        ticket_counter_names = _ticket_names(ticket.lang, ticket.endpoint.name)
+        call = Call(
+            ticket_id=ticket_id,
+            label=ticket.label,
+            queue_id=ticket.queue.id or "",
+            endpoint_id=ticket.endpoint.id,
+            counter_names=self._endpoint_names(ticket.endpoint.id, ticket_counter_names),
+            called_at=called_at,
+            recall=recall,
+            announce=announce,
+        )
+        highlight_until = (
+            now + timedelta(seconds=self.settings.highlight_seconds) if announce else None
+        )
+        return _Called(call, now, highlight_until, ticket_counter_names, self._next_order())
+
+    def _next_order(self) -> int:
+        self._call_order += 1
+        return self._call_order
+
+    def _list_call(self, called: _Called, changes: _ChangeSet) -> None:
+        """Put a call in the recent calls (newest first, one entry per ticket)."""
+        recent = [entry for entry in self._recent if entry.call.ticket_id != called.call.ticket_id]
+        recent.append(called)
+        recent.sort(key=lambda entry: (entry.call.called_at, entry.order), reverse=True)
+        del recent[self._recent_capacity() :]
+        self._recent = recent
+        changes.calls = True
+        if called.call.announce:
+            changes.new_calls.append(called.call)
+
+    def _recent_capacity(self) -> int:
+        return max(self.settings.recent_calls, NOW_CALLING_MAX)
+
+    def _endpoint_names(
+        self, endpoint_id: str | None, fallback: Mapping[str, str]
+    ) -> dict[str, str]:
+        """An endpoint's names: the reference data's, completed by the ticket's own name."""
+        names = dict(fallback)
+        endpoint = self._ref_endpoints.get(endpoint_id) if endpoint_id else None
+        if endpoint is not None:
+            names.update(endpoint.name)
+        return names
+
+    # queue states
+
+    def _apply_queue_state(self, state: QueueState, changes: _ChangeSet) -> None:
+        queue_id = state.queueId
+        if not queue_id or not self._wants_queue(queue_id):
+            return
+        if self._states.get(queue_id) != state:
+            if queue_id not in self._states:
+                self._queue_order = None
+            self._states[queue_id] = state
+            changes.queues.add(queue_id)
+
+    def _apply_queue_states_snapshot(
+        self, states: Mapping[str, QueueState], changes: _ChangeSet
+    ) -> None:
+        self._data_arrived(Feed.QUEUES, changes)
+        wanted: dict[str, QueueState] = {}
+        for key, state in states.items():
+            queue_id = state.queueId or key
+            if queue_id and self._wants_queue(queue_id):
+                wanted[queue_id] = (
+                    state if state.queueId else state.model_copy(update={"queueId": queue_id})
+                )
+        for queue_id in set(self._states) | set(wanted):
+            if self._states.get(queue_id) != wanted.get(queue_id):
+                changes.queues.add(queue_id)
+        if set(self._states) != set(wanted):
+            self._queue_order = None
+        self._states = wanted
+
+    # counters
+
+    def _apply_counter(self, counter: Counter, changes: _ChangeSet) -> None:
+        if not self._wants_counter(counter.counterId):
+            return
+        old = self._counters.get(counter.counterId)
+        if old != counter:
+            self._counters[counter.counterId] = counter
+            changes.counters.add(counter.counterId)
+            if old is None or old.name != counter.name:
+                self._counter_order = None
+
+    def _apply_counters_snapshot(
+        self, counters: Mapping[str, Counter], changes: _ChangeSet
+    ) -> None:
+        self._data_arrived(Feed.COUNTERS, changes)
+        wanted = {
+            counter.counterId: counter
+            for counter in counters.values()
+            if self._wants_counter(counter.counterId)
+        }
+        for counter_id in set(self._counters) | set(wanted):
+            if self._counters.get(counter_id) != wanted.get(counter_id):
+                changes.counters.add(counter_id)
+        self._counters = wanted
+        self._counter_order = None
+
+    # health and reference data
+
+    def _data_arrived(self, feed: Feed, changes: _ChangeSet) -> None:
+        """A feed's snapshot replaced its part: whatever was restored from disk is gone."""
+        track = self._feeds[feed]
+        if track.restored:
+            track.restored = False
+            changes.health.add(feed)
+
+    def _apply_health(self, health: FeedHealth, changes: _ChangeSet) -> None:
+        track = self._feeds[health.feed]
+        before = track.key()
+        if health.status is FeedStatus.LIVE:
+            track.down_since = None
+            track.restored = False
+        elif track.status is FeedStatus.LIVE or track.down_since is None:
+            track.down_since = health.at
+        track.status = health.status
+        track.attempt = health.attempt
+        track.next_try_at = health.next_try_at
+        track.error = health.error
+        if track.key() != before:
+            changes.health.add(health.feed)
+
+    def _apply_reference(self, reference: ReferenceData, changes: _ChangeSet) -> None:
+        self._place = reference.place
+        self._ref_queues = {key: queue for key, queue in reference.queues.items() if key}
+        self._ref_endpoints = dict(reference.endpoints)
+        self._ref_counters = dict(reference.counters)
+        self._queue_order = None
+        self._counter_order = None
+        changes.reference = True
+        changes.queues.update(self._queue_ids())
+        changes.counters.update(self._counter_ids())
+        self._refresh_call_names(changes)
+
+    def _refresh_call_names(self, changes: _ChangeSet) -> None:
+        for entry in self._recent:
+            names = self._endpoint_names(entry.call.endpoint_id, entry.ticket_counter_names)
+            if names != entry.call.counter_names:
+                entry.call = replace(entry.call, counter_names=names)
+                changes.calls = True
+        # Queue names of the calls come from the reference data too.
+        if self._recent:
+            changes.calls = True
+
+    # --- reading: order of rows ----------------------------------------------------------
+
+    def _queue_ids(self) -> tuple[str, ...]:
+        if self._queue_order is None:
+            if self.settings.queue_ids:
+                self._queue_order = tuple(dict.fromkeys(self.settings.queue_ids))
+            else:
+                known = set(self._ref_queues) | set(self._states) | set(self._ticket_queue_names)
+                self._queue_order = tuple(
+                    sorted(
+                        known,
+                        key=lambda queue_id: self._sort_key(self.queue_names(queue_id), queue_id),
+                    )
+                )
+        return self._queue_order
+
+    def _counter_ids(self) -> tuple[str, ...]:
+        if self._counter_order is None:
+            if self.settings.counter_ids:
+                self._counter_order = tuple(dict.fromkeys(self.settings.counter_ids))
+            else:
+                known = {key for key in self._ref_counters if key} | set(self._counters)
+                self._counter_order = tuple(
+                    sorted(
+                        known,
+                        key=lambda counter_id: self._sort_key(
+                            self.counter_names(counter_id), counter_id
+                        ),
+                    )
+                )
+        return self._counter_order
+
+    def _sort_key(self, names: Mapping[str, str], key: str) -> tuple[str, str]:
+        locales = self.settings.locales or ("en_US",)
+        return (pick_name(names, locales[0], locales).casefold(), key)
+
+    # --- reading: names --------------------------------------------------------------------
+
+    def place_names(self) -> Mapping[str, str]:
+        """The place's names by locale (empty before reference data)."""
+        return MappingProxyType(dict(self._place.name)) if self._place else MappingProxyType({})
+
+    def queue_names(self, queue_id: str) -> Mapping[str, str]:
+        """A queue's names by locale: the reference data's, completed by what tickets say."""
+        names = dict(self._ticket_queue_names.get(queue_id, {}))
+        queue = self._ref_queues.get(queue_id)
+        if queue is not None:
+            names.update(queue.name)
+        return names
+
+    def counter_names(self, counter_id: str) -> Mapping[str, str]:
+        """A counter's names by locale: the reference data's, completed by the feed's."""
+        names: dict[str, str] = {}
+        counter = self._counters.get(counter_id)
+        if counter is not None:
+            names.update(counter.name)
+        reference = self._ref_counters.get(counter_id)
+        if reference is not None:
+            names.update(reference.name)
+        return names
+
+    # --- reading: views --------------------------------------------------------------------
+
+    def queues(self) -> tuple[QueueView, ...]:
+        """The queue rows, in the configured order (else by name in the first locale)."""
+        return tuple(self._queue_view(queue_id) for queue_id in self._queue_ids())
+
+    def queue(self, queue_id: str) -> QueueView | None:
+        """One queue row, or None when the queue is not on the board."""
+        return self._queue_view(queue_id) if queue_id in self._queue_ids() else None
+
+    def _queue_view(self, queue_id: str) -> QueueView:
+        state = self._states.get(queue_id)
+        reference = self._ref_queues.get(queue_id)
+        group_size = self.settings.group_size
+        tally: _Tally | None = None
+        counts_from_tickets = state is None
+        if state is not None:
+            waiting_tickets: int | None = state.queueLength.queueTicketLength
+            waiting_people: int | None = state.queueLength.queuePeopleLength
+        else:
+            tallies = self._restored_tallies
+            if tallies is None and self._had_tickets_snapshot:
+                tallies = self._tallies
+            if tallies is None:
+                waiting_tickets = waiting_people = None
+            else:
+                tally = tallies.get(queue_id, _Tally())
+                waiting_tickets, waiting_people = tally.tickets, tally.people
+        type_ids: dict[str, None] = {}
+        if reference is not None:
+            type_ids.update(dict.fromkeys(reference.appointmentTypes))
+        extra: set[str] = set(self._ticket_type_names.get(queue_id, {}))
+        if state is not None:
+            extra |= set(state.queueLength.byAppointmentType) | set(state.allFirstAvailabilities)
+        elif tally is not None:
+            extra |= set(tally.by_type)
+        type_ids.update(dict.fromkeys(sorted(extra - set(type_ids))))
+        types = tuple(
+            self._appointment_type_view(queue_id, type_id, state, tally, reference)
+            for type_id in type_ids
+        )
+        firsts = [view.first_availability for view in types if view.first_availability]
+        return QueueView(
+            queue_id=queue_id,
+            names=MappingProxyType(dict(self.queue_names(queue_id))),
+            status=queue_status(state, reference),
+            waiting_tickets=waiting_tickets,
+            waiting_people=waiting_people,
+            counts_from_tickets=counts_from_tickets,
+            appointment_types=types,
+            first_availability=min(firsts) if firsts else None,
+            group_size=group_size,
+            today_timeslots=tuple(
+                TimeslotView(slot.startTime, slot.endTime) for slot in state.dayQueueTimeslot
+            )
+            if state is not None
+            else (),
+            next_timeslot=TimeslotView(
+                state.nextQueueTimeslot.startTime, state.nextQueueTimeslot.endTime
+            )
+            if state is not None and state.nextQueueTimeslot is not None
+            else None,
+        )
+
+    def _appointment_type_view(
+        self,
+        queue_id: str,
+        type_id: str,
+        state: QueueState | None,
+        tally: _Tally | None,
+        reference: Queue | None,
+    ) -> AppointmentTypeView:
+        names = dict(self._ticket_type_names.get(queue_id, {}).get(type_id, {}))
+        if reference is not None and type_id in reference.appointmentTypes:
+            names.update(reference.appointmentTypes[type_id].name)
+        waiting_tickets: int | None = None
+        waiting_people: int | None = None
+        first: datetime | None = None
+        size: int | None = None
+        if state is not None:
+            part = state.queueLength.byAppointmentType.get(type_id)
+            if part is not None:
+                waiting_tickets, waiting_people = part.queueTicketLength, part.queuePeopleLength
+            by_size = state.allFirstAvailabilities.get(type_id)
+            if by_size:
+                first, size = first_availability(by_size, self.settings.group_size)
+        elif tally is not None:
+            waiting_tickets, waiting_people = tally.by_type.get(type_id, (0, 0))
+        return AppointmentTypeView(
+            appointment_type_id=type_id,
+            names=MappingProxyType(names),
+            waiting_tickets=waiting_tickets,
+            waiting_people=waiting_people,
+            first_availability=first,
+            availability_group_size=size,
+        )
+
+    def counters(self) -> tuple[CounterView, ...]:
+        """The counters, in the configured order (else by name in the first locale)."""
+        views = []
+        for counter_id in self._counter_ids():
+            counter = self._counters.get(counter_id)
+            source = counter or self._ref_counters.get(counter_id)
+            views.append(
+                CounterView(
+                    counter_id=counter_id,
+                    names=MappingProxyType(dict(self.counter_names(counter_id))),
+                    value=source.infos.value if source is not None else None,
+                    next_restart=source.infos.nextRestart if source is not None else None,
+                )
+            )
+        return tuple(views)
+
+    def recent_calls(self) -> tuple[CallView, ...]:
+        """The last `recent_calls` distinct tickets called, newest first."""
+        return tuple(self._call_view(entry) for entry in self._recent[: self.settings.recent_calls])
+
+    def now_calling(self, now: datetime) -> NowCalling:
+        """The calls highlighted at `now` (newest first), else the latest call, steady."""
+        highlighted = [
+            entry
+            for entry in self._recent
+            if entry.highlight_until is not None and now < entry.highlight_until
+        ][:NOW_CALLING_MAX]
+        if highlighted:
+            return NowCalling(tuple(self._call_view(entry) for entry in highlighted), True)
+        return NowCalling(tuple(self._call_view(entry) for entry in self._recent[:1]), False)
+
+    def _call_view(self, entry: _Called) -> CallView:
+        return CallView(
+            call=entry.call,
+            queue_names=MappingProxyType(dict(self.queue_names(entry.call.queue_id))),
+            seen_at=entry.seen_at,
+            highlight_until=entry.highlight_until,
+        )
+
+    def health(self, now: datetime) -> Mapping[Feed, HealthView]:
+        """Each feed's health and freshness at `now`."""
+        self._start(now)
+        return MappingProxyType({feed: self._health_view(feed, now) for feed in Feed})
+
+    def parts(self, now: datetime) -> Mapping[Part, HealthView]:
+        """How fresh each part of the screen is at `now` (it changes with time alone)."""
+        self._start(now)
+        return MappingProxyType(
+            {part: self._health_view(feed, now) for part, feed in PART_FEED.items()}
+        )
+
+    def freshness(self, part: Part, now: datetime) -> Freshness:
+        """How fresh one part of the screen is at `now`."""
+        return self.parts(now)[part].freshness
+
+    def _health_view(self, feed: Feed, now: datetime) -> HealthView:
+        track = self._feeds[feed]
+        if track.status is FeedStatus.LIVE:
+            freshness = Freshness.LIVE
+        else:
+            down_since = track.down_since or now
+            down = (now - down_since).total_seconds()
+            if down >= self.settings.withdraw_after_seconds:
+                freshness = Freshness.WITHDRAWN
+            elif down >= self.settings.stale_after_seconds or track.restored:
+                freshness = Freshness.STALE
+            else:
+                freshness = Freshness.RECONNECTING
+        return HealthView(
+            feed=feed,
+            freshness=freshness,
+            status=track.status,
+            down_since=track.down_since if track.status is not FeedStatus.LIVE else None,
+            attempt=track.attempt,
+            next_try_at=track.next_try_at,
+            error=track.error,
+            restored=track.restored,
+        )
+
+    def next_change_at(self, now: datetime) -> datetime | None:
+        """The next moment after `now` at which a highlight ends or a part's freshness changes
+        with time alone (None: nothing will change until the next update)."""
+        moments: list[datetime] = [
+            entry.highlight_until
+            for entry in self._recent
+            if entry.highlight_until is not None and entry.highlight_until > now
+        ]
+        for track in self._feeds.values():
+            if track.status is not FeedStatus.LIVE and track.down_since is not None:
+                for seconds in (
+                    self.settings.stale_after_seconds,
+                    self.settings.withdraw_after_seconds,
+                ):
+                    moment = track.down_since + timedelta(seconds=seconds)
+                    if moment > now:
+                        moments.append(moment)
+        return min(moments) if moments else None
+
+    def snapshot(self, now: datetime) -> BoardView:
+        """The whole board at `now`, for a full redraw."""
+        return BoardView(
+            at=now,
+            place_names=self.place_names(),
+            queues=self.queues(),
+            counters=self.counters(),
+            now_calling=self.now_calling(now),
+            recent_calls=self.recent_calls(),
+            parts=self.parts(now),
+        )
+
+    @property
+    def tickets(self) -> Mapping[str, Ticket]:
+        """The current tickets by id (read-only)."""
+        return MappingProxyType(self._tickets)
+
+    def sizes(self) -> BoardSizes:
+        """How much the board holds."""
+        return BoardSizes(
+            current_tickets=len(self._tickets),
+            seen_calls=len(self._seen_calls),
+            recent_calls=len(self._recent),
+            queues=len(self._queue_ids()),
+            counters=len(self._counter_ids()),
+        )
+
+    # --- saving and restoring ------------------------------------------------------------
+
+    def to_state(self, now: datetime) -> dict[str, Any]:
+        """What the screen shows, as a JSON-compatible dict, to show again after a restart."""
+        self._start(now)
+        feeds: dict[str, str] = {}
+        for feed, track in self._feeds.items():
+            as_of = now if track.status is FeedStatus.LIVE else (track.down_since or now)
+            feeds[feed.value] = as_of.isoformat()
+        seen = {
+            ticket_id: _recall_number(ticket)
+            for ticket_id, ticket in self._tickets.items()
+            if ticket.state == TicketState.CALLED and ticket_id in self._seen_calls
+        }
+        tallies = self._restored_tallies if self._restored_tallies is not None else self._tallies
+        return {
+            "version": STATE_VERSION,
+            "saved_at": now.isoformat(),
+            "data_as_of": feeds,
+            "had_tickets": self._had_tickets_snapshot or self._restored_tallies is not None,
+            "place": _dump(self._place) if self._place else None,
+            "queues": {key: _dump(queue) for key, queue in self._ref_queues.items()},
+            "endpoints": {key: _dump(endpoint) for key, endpoint in self._ref_endpoints.items()},
+            "reference_counters": {key: _dump(c) for key, c in self._ref_counters.items()},
+            "queue_states": {key: _dump(state) for key, state in self._states.items()},
+            "counters": {key: _dump(counter) for key, counter in self._counters.items()},
+            "ticket_queue_names": {
+                key: dict(names) for key, names in self._ticket_queue_names.items()
+            },
+            "ticket_type_names": {
+                key: {type_id: dict(names) for type_id, names in by_type.items()}
+                for key, by_type in self._ticket_type_names.items()
+            },
+            "waiting_from_tickets": {key: tally.to_json() for key, tally in tallies.items() if key},
+            "seen_calls": seen,
+            "recent_calls": [_dump_called(entry) for entry in self._recent],
+        }
+
+    @classmethod
+    def from_state(cls, settings: BoardSettings, data: Mapping[str, Any], now: datetime) -> Board:
+        """A board showing a saved state: every part marked restored (STALE at least) until its
+        feed is live again, no call highlighted or announced again.
+
+        Raises ValueError when `data` is not a state this version wrote.
+        """
+        try:
+            return cls._restore(settings, data, now)
+        except ValueError:
+            raise
+        except (KeyError, TypeError, AttributeError, IndexError, ValidationError) as error:
+            raise ValueError(f"not a saved board state: {type(error).__name__}") from None
+
+    @classmethod
+    def _restore(cls, settings: BoardSettings, data: Mapping[str, Any], now: datetime) -> Board:
+        if data.get("version") != STATE_VERSION:
+            raise ValueError(f"not a saved board state of version {STATE_VERSION}")
+        board = cls(settings, started_at=now)
+        saved_at = parse_datetime(data["saved_at"])
+        as_of = dict(data.get("data_as_of", {}))
+        for feed, track in board._feeds.items():
+            track.restored = True
+            track.down_since = (
+                parse_datetime(as_of[feed.value]) if feed.value in as_of else saved_at
+            )
+        place = data.get("place")
+        reference = ReferenceData(
+            place=Place.model_validate(place) if place else None,
+            queues=keyed(Queue, data.get("queues", {}), "queueId"),
+            endpoints=keyed(Endpoint, data.get("endpoints", {}), "endpointId"),
+            counters=keyed(Counter, data.get("reference_counters", {}), "counterId"),
+        )
+        scratch = _ChangeSet()
+        board._apply_reference(reference, scratch)
+        for state in keyed(QueueState, data.get("queue_states", {}), "queueId").values():
+            board._apply_queue_state(state, scratch)
+        for counter in keyed(Counter, data.get("counters", {}), "counterId").values():
+            board._apply_counter(counter, scratch)
+        for queue_id, names in dict(data.get("ticket_queue_names", {})).items():
+            board._ticket_queue_names[clean_text(queue_id)] = _clean_names(names)
+        for queue_id, by_type in dict(data.get("ticket_type_names", {})).items():
+            board._ticket_type_names[clean_text(queue_id)] = {
+                clean_text(type_id): _clean_names(names) for type_id, names in by_type.items()
+            }
+        if data.get("had_tickets"):
+            board._restored_tallies = {
+                clean_text(queue_id): _Tally.from_json(tally)
+                for queue_id, tally in dict(data.get("waiting_from_tickets", {})).items()
+            }
+        for ticket_id, recall in dict(data.get("seen_calls", {})).items():
+            board._seen_calls[clean_text(ticket_id)] = int(recall)
+        for item in data.get("recent_calls", []):
+            entry = _load_called(item, board._next_order())
+            entry.call = replace(
+                entry.call,
+                counter_names=board._endpoint_names(
+                    entry.call.endpoint_id, entry.ticket_counter_names
+                ),
+            )
+            board._recent.append(entry)
+            previous = board._seen_calls.get(entry.call.ticket_id, -1)
+            board._seen_calls[entry.call.ticket_id] = max(previous, entry.call.recall)
+        board._recent.sort(key=lambda entry: (entry.call.called_at, entry.order), reverse=True)
+        del board._recent[board._recent_capacity() :]
+        board._queue_order = None
+        board._counter_order = None
+        return board
+
+
+# --- state helpers ----------------------------------------------------------------------------
+
+
+def _dump(record: Place | Queue | Endpoint | Counter | QueueState) -> dict[str, Any]:
+    return record.model_dump(mode="json")
+
+
+def _clean_names(names: object) -> dict[str, str]:
+    if not isinstance(names, Mapping):
+        raise TypeError("names must be an object")
+    cleaned = {clean_text(key, 16): clean_text(text) for key, text in names.items()}
+    return {key: text for key, text in cleaned.items() if text}
+
+
+def _dump_called(entry: _Called) -> dict[str, Any]:
+    call = entry.call
+    return {
+        "ticket_id": call.ticket_id,
+        "label": call.label,
+        "queue_id": call.queue_id,
+        "endpoint_id": call.endpoint_id,
+        "counter_names": dict(call.counter_names),
+        "ticket_counter_names": dict(entry.ticket_counter_names),
+        "called_at": call.called_at.isoformat(),
+        "recall": call.recall,
+        "seen_at": entry.seen_at.isoformat(),
+    }
+
+
+def _load_called(item: Mapping[str, Any], order: int) -> _Called:
+    endpoint_id = item.get("endpoint_id")
+    call = Call(
+        ticket_id=clean_text(item["ticket_id"]),
+        label=clean_text(item.get("label", ""), 24),
+        queue_id=clean_text(item.get("queue_id", "")),
+        endpoint_id=clean_text(endpoint_id) if endpoint_id else None,
+        counter_names=_clean_names(item.get("counter_names", {})),
+        called_at=parse_datetime(item["called_at"]),
+        recall=int(item.get("recall", 0)),
+        # A restored call has been announced already, or is too old to be.
+        announce=False,
+    )
+    return _Called(
+        call=call,
+        seen_at=parse_datetime(item.get("seen_at", item["called_at"])),
+        highlight_until=None,
+        ticket_counter_names=_clean_names(item.get("ticket_counter_names", {})),
+        order=order,
+    )
