@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: demo test lint typecheck contracts pytest bench catalogs screenshots clean
+.PHONY: demo test lint typecheck contracts pytest bench messages catalogs screenshots clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -33,6 +33,15 @@ test: lint typecheck contracts pytest
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
+
+# Re-extract the screen's strings (babel.cfg) into the template and merge them into every .po
+# file; then translate the new entries and run `make catalogs`.
+messages: $(STAMP)
+	$(BIN)/pybabel extract -F babel.cfg --no-location --no-wrap --project=lobby-display \
+		--copyright-holder="lobby-display contributors" \
+		-o src/lobby_display/locales/lobby_display.pot src/lobby_display
+	$(BIN)/pybabel update -D lobby_display -i src/lobby_display/locales/lobby_display.pot \
+		-d src/lobby_display/locales --no-wrap --ignore-obsolete
 
 # Recompile the gettext catalogs after editing a .po file (the .mo files are committed).
 catalogs: $(STAMP)

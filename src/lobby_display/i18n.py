@@ -210,9 +210,10 @@ class LocaleText:
         delta = moment - now
         if delta <= timedelta(0):
             return self.text(messages.NOW)
-        if delta < SOON:
-            # A slot 30 s ahead reads "in 1 min": round up, never down to "now".
-            return self.in_minutes(math.ceil(delta.total_seconds() / 60))
+        # A slot 30 s ahead reads "in 1 min": round up, never down to "now".
+        minutes = math.ceil(delta.total_seconds() / 60)
+        if minutes < SOON.total_seconds() / 60:
+            return self.in_minutes(minutes)
         local_moment, local_now = self.local(moment), self.local(now)
         days = (local_moment.date() - local_now.date()).days
         if days == 0:
