@@ -885,8 +885,8 @@ class Board:
         """The counters, in the configured order (else by name in the first locale)."""
         views = []
         for counter_id in self._counter_ids():
-            counter = self._counters.get(counter_id)
-            source = counter or self._ref_counters.get(counter_id)
+            # Values come from the feed only: the reference data's may be half an hour old.
+            source = self._counters.get(counter_id)
             views.append(
                 CounterView(
                     counter_id=counter_id,
