@@ -451,10 +451,14 @@ def _describe(error: ValidationError) -> list[str]:
             message = detail["msg"].removeprefix("Value error, ")
             if kind in ("string_type", "int_type", "float_type", "list_type", "bool_type",
                         "int_parsing", "float_parsing", "bool_parsing", "path_type", "model_type",
-                        "dict_type"):
+                        "dict_type") and location[-1] not in _SECRET_KEYS:
                 message = f"{message} (got {_shown(detail.get('input'))})"
             problems.append(f"{key}: {message}")
     return problems
+
+
+#: Keys whose value is never quoted back in a message (it would land in logs and terminals).
+_SECRET_KEYS: Final = frozenset({"api_key"})
 
 
 def _shown(value: object) -> str:
