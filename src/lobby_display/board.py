@@ -1096,7 +1096,8 @@ class Board:
             }
         for ticket_id, recall in dict(data.get("seen_calls", {})).items():
             board._seen_calls[clean_text(ticket_id)] = int(recall)
-        for item in data.get("recent_calls", []):
+        # Saved newest first; numbered oldest first, so calls of one moment keep their order.
+        for item in reversed(list(data.get("recent_calls", []))):
             entry = _load_called(item, board._next_order())
             entry.call = replace(
                 entry.call,
