@@ -9,11 +9,12 @@ from typing import Final
 MASK: Final = "***"
 
 _PATTERNS: Final = (
+    # First: a PEM block, before the field pattern below masks its BEGIN line and hides it.
+    re.compile(r"(-----BEGIN [A-Z ]*PRIVATE KEY-----)[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----)"),
     # The API key travels as the query parameter `key` (and nothing else is called that).
     re.compile(r"(?i)([?&](?:key|api_key|apikey|token)=)[^&\s\"'#]+"),
     re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]+"),
     re.compile(r"(?i)(\"?(?:apiKey|api_key|private_key|jwtToken|token)\"?\s*[:=]\s*\"?)[^\",}\s]+"),
-    re.compile(r"(-----BEGIN [A-Z ]*PRIVATE KEY-----)[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----)"),
 )
 
 _known: set[str] = set()
