@@ -26,7 +26,16 @@ from httpx_sse import EventSource, ServerSentEvent, SSEError
 from httpx_sse._decoders import SSEDecoder, SSELineDecoder  # pinned 0.4.3; see _events()
 from pydantic import ValidationError
 
-from lobby_display.models import Counter, QueueState, Ticket, TicketPage, keyed
+from lobby_display.models import (
+    Counter,
+    Endpoint,
+    Place,
+    Queue,
+    QueueState,
+    Ticket,
+    TicketPage,
+    keyed,
+)
 from lobby_display.redaction import redact
 from lobby_display.updates import (
     CounterChanged,
@@ -91,7 +100,9 @@ class FeedClient(Protocol):
 
     def url(self, path: str) -> str: ...
 
-    async def current_tickets(self, queue_ids: Sequence[str]) -> list[Ticket]: ...
+    async def current_tickets(
+        self, queue_ids: Sequence[str], *, first: TicketPage | None = None
+    ) -> list[Ticket]: ...
 
 
 class EventTooLarge(Exception):
@@ -178,7 +189,7 @@ class TicketDecoder:
     """Turns the tickets feed's messages into ticket updates."""
 
     feed = Feed.TICKETS
-    path = "/v1/queues/tickets/currents/sse"
+    path = "/queues/tickets/currents/sse"
 
     def __init__(self, client: FeedClient, queue_ids: Sequence[str]) -> None:
         self.client = client
@@ -199,7 +210,7 @@ class TicketDecoder:
                 len(tickets),
                 page.totalCount,
             )
-            tickets = await self.client.current_tickets(self.queue_ids)
+            tickets = await self.client.current_tickets(self.queue_ids, first=page)
         return [TicketsSnapshot(tuple(tickets))]
 
     async def change(self, data: Any) -> list[Update]:
@@ -226,7 +237,7 @@ class QueueStateDecoder:
     """Turns the queue-state feed's messages into queue-state updates."""
 
     feed = Feed.QUEUES
-    path = "/v1/queues/state/sse"
+    path = "/queues/state/sse"
 
     def __init__(self, queue_ids: Sequence[str]) -> None:
         self.queue_ids = list(queue_ids)
@@ -259,7 +270,7 @@ class CounterDecoder:
     """Turns the counters feed's messages into counter updates."""
 
     feed = Feed.COUNTERS
-    path = "/v1/counters/sse"
+    path = "/counters/sse"
 
     def __init__(self, counter_ids: Sequence[str], langs: Sequence[str]) -> None:
         self.counter_ids = list(counter_ids)
@@ -473,10 +484,35 @@ def _retry_after(response: httpx.Response) -> float:
 # --- all feeds, with their reference data --------------------------------------------------------
 
 
-class ReferenceClient(FeedClient, Protocol):
-    """What loading reference data needs of the REST client."""
+class ReferenceClient(Protocol):
+    """What loading reference data needs of the REST client (see client.py)."""
 
-    async def reference(self, place_id: str, langs: Sequence[str]) -> ReferenceData: ...
+    async def place(self, place_id: str, langs: Sequence[str] | None = None) -> Place: ...
+
+    async def place_queues(
+        self, place_id: str, langs: Sequence[str] | None = None
+    ) -> dict[str, Queue]: ...
+
+    async def place_endpoints(
+        self, place_id: str, langs: Sequence[str] | None = None
+    ) -> dict[str, Endpoint]: ...
+
+    async def place_counters(
+        self, place_id: str, langs: Sequence[str] | None = None
+    ) -> dict[str, Counter]: ...
+
+
+async def load_reference(
+    client: ReferenceClient, place_id: str, langs: Sequence[str]
+) -> ReferenceData:
+    """The place, its queues, endpoints and counters, with names in every locale shown."""
+    place, queues, endpoints, counters = await asyncio.gather(
+        client.place(place_id, langs),
+        client.place_queues(place_id, langs),
+        client.place_endpoints(place_id, langs),
+        client.place_counters(place_id, langs),
+    )
+    return ReferenceData(place=place, queues=queues, endpoints=endpoints, counters=counters)
 
 
 class _IdsChanged(Exception):

@@ -18,7 +18,7 @@ from lobby_display.feeds import (
     _events,
     backoff_delay,
 )
-from lobby_display.models import Ticket
+from lobby_display.models import Ticket, TicketPage
 from lobby_display.updates import (
     CounterChanged,
     CountersSnapshot,
@@ -41,7 +41,10 @@ class RestTickets:
         self.tickets = tickets
         self.calls: list[list[str]] = []
 
-    async def current_tickets(self, queue_ids: Sequence[str]) -> list[Ticket]:
+    async def current_tickets(
+        self, queue_ids: Sequence[str], *, first: TicketPage | None = None
+    ) -> list[Ticket]:
+        assert first is not None and first.page == 1
         self.calls.append(list(queue_ids))
         return self.tickets
 

@@ -1,0 +1,114 @@
+"""The last board, saved atomically in the state directory and shown again after a restart.
+
+A restart (an update, a crash, a power cut) must not blank the screen: the board is written at
+most every few seconds, and read back at start, where every part shows as out of date until its
+feed is live again. A corrupt file, or one written for another place or by another version, is
+ignored with a log line: the screen then starts from "connecting" as on a first boot.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import tempfile
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Final
+
+from lobby_display.board import Board, BoardSettings
+
+log = logging.getLogger(__name__)
+
+STATE_FILE: Final = "board.json"
+FORMAT: Final = "lobby-display board"
+#: A saved board larger than this is not read back (it cannot be ours).
+MAX_STATE_BYTES: Final = 20_000_000
+
+
+class BoardStore:
+    """Saves and restores the board of one place in `directory`."""
+
+    def __init__(self, directory: Path, place_id: str, min_interval: float = 5.0) -> None:
+        self.path = directory / STATE_FILE
+        self.place_id = place_id
+        self.min_interval = min_interval
+        self._saved_at: datetime | None = None
+        self._failed = False
+
+    def load(self, settings: BoardSettings, now: datetime) -> Board | None:
+        """The saved board, marked out of date; None when there is none that can be trusted."""
+        try:
+            if self.path.stat().st_size > MAX_STATE_BYTES:
+                log.warning("ignored the saved board %s: too large to be ours", self.path)
+                return None
+            data: Any = json.loads(self.path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return None
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+            log.warning("ignored the saved board %s: unreadable (%s)", self.path, _why(error))
+            return None
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            log.warning("ignored the saved board %s: not a lobby-display board", self.path)
+            return None
+        if data.get("place_id") != self.place_id:
+            log.warning("ignored the saved board %s: it is another place's", self.path)
+            return None
+        try:
+            board = Board.from_state(settings, data.get("board") or {}, now)
+        except ValueError as error:
+            log.warning("ignored the saved board %s: %s", self.path, error)
+            return None
+        log.info("showing the board saved at %s until the feeds are live", data.get("saved_at"))
+        return board
+
+    def save(self, board: Board, now: datetime, *, force: bool = False) -> bool:
+        """Write the board if `min_interval` has passed since the last write (or `force`).
+
+        Returns True when written. Failures (a full disk, a read-only directory) are logged
+        once and never raise: the screen matters more than the file.
+        """
+        if (
+            not force
+            and self._saved_at is not None
+            and (now - self._saved_at).total_seconds() < self.min_interval
+        ):
+            return False
+        payload = {
+            "format": FORMAT,
+            "place_id": self.place_id,
+            "saved_at": now.isoformat(),
+            "board": board.to_state(now),
+        }
+        try:
+            write_atomically(self.path, json.dumps(payload, ensure_ascii=False))
+        except OSError as error:
+            if not self._failed:
+                log.warning("cannot save the board in %s: %s", self.path.parent, _why(error))
+            self._failed = True
+            return False
+        self._failed = False
+        self._saved_at = now
+        return True
+
+
+def write_atomically(path: Path, text: str, mode: int = 0o640) -> None:
+    """Replace `path` with `text` so that a reader sees the old file or the new, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            file.write(text)
+            file.flush()
+            os.fsync(file.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _why(error: BaseException) -> str:
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror
+    return type(error).__name__

@@ -1,0 +1,116 @@
+"""The last board survives a restart on disk; a bad or foreign file never stops the screen."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+from test_board_support import at, reference, ticket
+
+from lobby_display.board import Board, BoardSettings
+from lobby_display.models import TicketState
+from lobby_display.state import STATE_FILE, BoardStore
+from lobby_display.updates import TicketsSnapshot
+from lobby_display.views import Freshness, Part
+
+SETTINGS = BoardSettings()
+
+
+def called_board() -> Board:
+    board = Board(SETTINGS, started_at=at(0))
+    board.apply(reference(endpoints={"e1": {"en_US": "Desk 1"}}), at(0))
+    board.apply(
+        TicketsSnapshot(
+            (ticket("t1", TicketState.CALLED, label="K017", endpoint="e1", called_at=at(0)),)
+        ),
+        at(1),
+    )
+    return board
+
+
+def test_a_saved_board_comes_back_out_of_date(tmp_path: Path) -> None:
+    store = BoardStore(tmp_path, "P1")
+    assert store.save(called_board(), at(2))
+    restored = BoardStore(tmp_path, "P1").load(SETTINGS, at(100))
+    assert restored is not None
+    assert [view.call.label for view in restored.recent_calls()] == ["K017"]
+    assert restored.freshness(Part.CALLS, at(100)) in (Freshness.STALE, Freshness.WITHDRAWN)
+    # A restored call is never highlighted or announced again.
+    assert not any(view.highlighted(at(100)) for view in restored.recent_calls())
+
+
+def test_saves_are_spaced_unless_forced(tmp_path: Path) -> None:
+    store = BoardStore(tmp_path, "P1", min_interval=5)
+    board = called_board()
+    assert store.save(board, at(10))
+    assert not store.save(board, at(12))
+    assert store.save(board, at(12), force=True)
+    assert store.save(board, at(18))
+
+
+def test_the_file_is_replaced_whole(tmp_path: Path) -> None:
+    store = BoardStore(tmp_path, "P1", min_interval=0)
+    store.save(called_board(), at(2))
+    store.save(called_board(), at(3))
+    assert [path.name for path in tmp_path.iterdir()] == [STATE_FILE]
+    assert json.loads((tmp_path / STATE_FILE).read_text())["place_id"] == "P1"
+    assert not stat.S_IMODE(os.stat(tmp_path / STATE_FILE).st_mode) & 0o007
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"{not json",
+        b"\xff\xfe\x00garbage",
+        b"[]",
+        b'{"format": "something else"}',
+        b'{"format": "lobby-display board", "place_id": "P1", "board": {"version": 99}}',
+        b'{"format": "lobby-display board", "place_id": "P1", "board": {"version": 1}}',
+    ],
+    ids=["broken json", "binary", "a list", "foreign format", "other version", "half a board"],
+)
+def test_a_bad_file_is_ignored_with_a_log_line(
+    tmp_path: Path, content: bytes, caplog: pytest.LogCaptureFixture
+) -> None:
+    (tmp_path / STATE_FILE).write_bytes(content)
+    assert BoardStore(tmp_path, "P1").load(SETTINGS, at(0)) is None
+    assert "ignored the saved board" in caplog.text
+
+
+def test_another_places_board_is_not_shown(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    BoardStore(tmp_path, "P1").save(called_board(), at(2))
+    assert BoardStore(tmp_path, "P2").load(SETTINGS, at(3)) is None
+    assert "another place" in caplog.text
+
+
+def test_no_file_is_a_first_boot(tmp_path: Path) -> None:
+    assert BoardStore(tmp_path / "missing", "P1").load(SETTINGS, at(0)) is None
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can write a read-only directory")
+def test_an_unwritable_directory_is_logged_once(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    tmp_path.chmod(0o500)
+    try:
+        store = BoardStore(tmp_path, "P1", min_interval=0)
+        assert not store.save(called_board(), at(1))
+        assert not store.save(called_board(), at(2))
+    finally:
+        tmp_path.chmod(0o700)
+    assert caplog.text.count("cannot save the board") == 1
+
+
+def test_a_full_disk_is_logged_once(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    # A regular file where the directory should be: every write fails as on a broken disk.
+    blocker = tmp_path / "state"
+    blocker.write_text("")
+    store = BoardStore(blocker, "P1", min_interval=0)
+    assert not store.save(called_board(), at(1))
+    assert not store.save(called_board(), at(2))
+    assert caplog.text.count("cannot save the board") == 1
