@@ -405,4 +405,51 @@ class Announcer:
             log.exception("sound: on_playing failed for ticket %s", call.label)
 
 
-__all__ = ["CACHE_DIRECTORY", "Announcer", "OnPlaying"]
+async def try_sound(settings: Settings, label: str, counter: str) -> int:
+    """Play one announcement as configured, whatever `enabled` and the quiet hours say.
+
+    For the installer: `python -m lobby_display.announce --config FILE`. Returns an exit status:
+    0 when something was played, 1 when nothing could be.
+    """
+    sound = settings.sound.model_copy(update={"enabled": True, "quiet_hours": ""})
+    announcer = Announcer.from_settings(settings.model_copy(update={"sound": sound}))
+    await announcer.start()
+    print(f"sound: {announcer.describe()}")
+    audible = announcer.audible
+    if audible:
+        names = {locale: counter for locale in announcer.voice_locales}
+        announcer.submit(Call("try", label, "", None, names, datetime.now().astimezone()))
+        await announcer.idle()
+        audible = announcer.audible  # False when the player failed while playing
+    await announcer.stop()
+    print("played" if audible else "nothing could be played: see the lines above")
+    return 0 if audible else 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command line of `python -m lobby_display.announce`: try the sound of a screen."""
+    import argparse
+
+    from lobby_display.config import ConfigError, load_config
+
+    parser = argparse.ArgumentParser(
+        prog="python -m lobby_display.announce",
+        description="Play one announcement with a screen's [sound] settings (even if disabled).",
+    )
+    parser.add_argument("--config", required=True, help="the screen's TOML file")
+    parser.add_argument("--label", default="A017", help="ticket label to announce (A017)")
+    parser.add_argument("--counter", default="1", help="counter name to announce (1)")
+    options = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
+    try:
+        settings = load_config(options.config)
+    except ConfigError as error:
+        print(error)
+        return 2
+    return asyncio.run(try_sound(settings, options.label, options.counter))
+
+
+__all__ = ["CACHE_DIRECTORY", "Announcer", "OnPlaying", "try_sound"]
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from lobby_display.announce import Announcer
+from lobby_display.announce import main as announce_main
 from lobby_display.config import SoundSettings
 from lobby_display.sound import player as player_module
 from lobby_display.sound.chime import wav_seconds, write_chime
@@ -167,3 +168,43 @@ async def test_the_announcer_plays_through_the_configured_command_and_stop_kills
     assert wav_seconds(Path(path))
     with pytest.raises(ProcessLookupError):
         os.kill(int(pid), 0)
+
+
+def write_config(tmp_path: Path, player: str) -> Path:
+    config = tmp_path / "screen.toml"
+    config.write_text(
+        f"""
+[service]
+display_url = "https://display.example.net"
+api_key = "k"
+[place]
+id = "P1"
+[state]
+directory = "{tmp_path / "state"}"
+[sound]
+mode = "chime"
+player = "{player}"
+quiet_hours = "00:00-23:59"
+"""
+    )
+    return config
+
+
+def test_the_installer_can_try_the_sound_even_while_it_is_disabled(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    recorder = fake_player(tmp_path, "recorder")
+    status = announce_main(["--config", str(write_config(tmp_path, str(recorder)))])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert "played with recorder" in out and out.rstrip().endswith("played")
+    assert played(tmp_path) == [("recorder", "chime-100.wav")]
+
+
+def test_trying_the_sound_without_a_working_player_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = fake_player(tmp_path, "aplay", code=1, stderr="no soundcards found")
+    status = announce_main(["--config", str(write_config(tmp_path, str(broken)))])
+    assert status == 1
+    assert "nothing could be played" in capsys.readouterr().out
