@@ -128,6 +128,12 @@ class BoardSettings:
     seen_calls_limit: int = 4096
     """Tickets whose calls are remembered (against re-announcing after a reconnect)."""
 
+    def __post_init__(self) -> None:
+        if self.seen_calls_limit < 1 or self.recent_calls < 0 or self.group_size < 1:
+            raise ValueError("seen_calls_limit and group_size must be positive, recent_calls >= 0")
+        if self.withdraw_after_seconds < self.stale_after_seconds:
+            raise ValueError("withdraw_after_seconds must not be shorter than stale_after_seconds")
+
     @classmethod
     def from_display(
         cls,
@@ -815,11 +821,12 @@ class Board:
         type_ids: dict[str, None] = {}
         if reference is not None:
             type_ids.update(dict.fromkeys(reference.appointmentTypes))
-        extra: set[str] = set(self._ticket_type_names.get(queue_id, {}))
+        # Types the reference data does not list are shown when the numbers name them.
+        extra: set[str] = set()
         if state is not None:
-            extra |= set(state.queueLength.byAppointmentType) | set(state.allFirstAvailabilities)
+            extra = set(state.queueLength.byAppointmentType) | set(state.allFirstAvailabilities)
         elif tally is not None:
-            extra |= set(tally.by_type)
+            extra = set(tally.by_type)
         type_ids.update(dict.fromkeys(sorted(extra - set(type_ids))))
         types = tuple(
             self._appointment_type_view(queue_id, type_id, state, tally, reference)
@@ -1015,8 +1022,9 @@ class Board:
         for feed, track in self._feeds.items():
             as_of = now if track.status is FeedStatus.LIVE else (track.down_since or now)
             feeds[feed.value] = as_of.isoformat()
+        # The calls of tickets still called: a restart must not announce them again.
         seen = {
-            ticket_id: _recall_number(ticket)
+            ticket_id: self._seen_calls[ticket_id]
             for ticket_id, ticket in self._tickets.items()
             if ticket.state == TicketState.CALLED and ticket_id in self._seen_calls
         }

@@ -181,3 +181,15 @@ def test_an_empty_board_round_trips() -> None:
     restored = Board.from_state(BoardSettings(), roundtrip(board.to_state(at(1))), at(2))
 
     assert restored.queues() == () and restored.counters() == () and restored.recent_calls() == ()
+
+
+def test_still_called_tickets_beyond_the_recent_list_are_not_announced_after_a_restart() -> None:
+    board = Board(SETTINGS, started_at=at(0))
+    called = tuple(ticket(f"t{n}", TicketState.CALLED, called_at=at(n)) for n in range(10))
+    board.apply(TicketsSnapshot(called), at(10))
+
+    restored = Board.from_state(SETTINGS, roundtrip(board.to_state(at(11))), at(12))
+    changes = restored.apply(TicketsSnapshot(called), at(13))
+
+    assert len(board.recent_calls()) < len(called)
+    assert changes.new_calls == ()
