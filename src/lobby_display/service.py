@@ -1,0 +1,542 @@
+"""systemd integration: readiness, watchdog and status notifications, signals, reload, logging.
+
+Nothing here imports Textual: the app calls these functions. How to wire them (the app's job):
+
+1. Before `App.run()` (in `app.run(settings)`): `setup_logging(settings)`. Logs then go to the
+   configured file or to the journal, never onto the screen: Textual draws on standard error, so
+   under both systemd units standard error *is* the screen.
+2. In `App.on_mount`::
+
+       self.notifier = Notifier()
+       install_signal_handlers(asyncio.get_running_loop(), self.exit, self.reload_config)
+       self.notifier.ready(status_text(health))   # the screen is up: not "the network is"
+       if (period := watchdog_period()) is not None:
+           self.set_interval(period, self.notifier.watchdog)
+
+   `READY=1` goes out once the first screen is drawn, even offline, so a boot without network
+   still shows the board and says what is wrong. `WATCHDOG=1` comes from a timer of the UI's own
+   event loop: if that loop hangs, the pings stop and systemd restarts the unit.
+3. Whenever a feed's health changes: `self.notifier.status(status_text(health))`; the line shows
+   in `systemctl status`.
+4. `reload_config` (the SIGHUP handler, `systemctl reload`)::
+
+       self.notifier.reloading()
+       settings, error = reload_config(self.settings.source, self.settings)
+       ...apply settings (`changed_keys(old, new)` says what changed)...
+       self.notifier.ready()
+
+   A bad new file keeps the running settings; `error` says why (it is also logged).
+5. On the way out (`on_unmount`, or after `App.run()` returns): `self.notifier.stopping()`.
+
+SIGTERM (what `systemctl stop` sends) and SIGINT call `App.exit`, so the terminal is restored and
+the process exits with code 0. A plain `signal.signal` handler hangs under Textual; these go
+through `loop.add_signal_handler`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import logging.handlers
+import os
+import signal
+import socket
+import stat
+import struct
+import sys
+import time
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any, Final, TextIO
+
+from lobby_display.config import ConfigError, Settings, load_config
+from lobby_display.models import clean_text
+from lobby_display.redaction import RedactingFilter, redact
+from lobby_display.updates import Feed, FeedHealth, FeedStatus
+
+log = logging.getLogger(__name__)
+
+#: journald's native protocol socket (a datagram socket; sockets stay reachable under
+#: `ProtectSystem=strict`).
+JOURNAL_SOCKET: Final = "/run/systemd/journal/socket"
+#: Name the log lines carry in the journal (`journalctl -t lobby-display`).
+SYSLOG_IDENTIFIER: Final = "lobby-display"
+#: File in `$RUNTIME_DIRECTORY` holding the PID that handles SIGHUP. In the kiosk unit the main
+#: PID is cage's, so `ExecReload=` signals the PID in this file instead.
+PID_FILE_NAME: Final = "app.pid"
+#: Log file used when nothing else fits (an interactive terminal without a journal).
+FALLBACK_LOG_NAME: Final = "lobby-display.log"
+#: Longest journal message sent; journald's datagrams are capped well above this.
+_MAX_JOURNAL_MESSAGE: Final = 48 * 1024
+#: Longest STATUS= line: `systemctl status` shows one line.
+_MAX_STATUS: Final = 240
+#: Third-party loggers that are chatty at INFO (httpx logs every request, with its URL).
+_QUIET_LOGGERS: Final = ("httpx", "httpcore", "hpack", "asyncio", "markdown_it")
+#: Marks the handlers `setup_logging` installs, so a second call replaces them.
+_OURS: Final = "_lobby_display_handler"
+
+
+# ---------------------------------------------------------------------------------------------
+# sd_notify
+
+
+class Notifier:
+    """Sends sd_notify messages to systemd over `$NOTIFY_SOCKET`; does nothing when it is unset.
+
+    The address is a file-system path or `@name` (the abstract namespace). Messages go out
+    without blocking; a failure to send is logged once and never raised (a screen must not stop
+    because systemd is busy).
+    """
+
+    def __init__(self, environ: Mapping[str, str] | None = None) -> None:
+        env = os.environ if environ is None else environ
+        self.address: str | None = _notify_address(env.get("NOTIFY_SOCKET", ""))
+        self._socket: socket.socket | None = None
+        self._warned = False
+
+    @property
+    def enabled(self) -> bool:
+        """True when running under systemd with a notification socket."""
+        return self.address is not None
+
+    def notify(self, *assignments: str) -> bool:
+        """Send `KEY=value` assignments in one datagram; True when it was sent."""
+        if self.address is None or not assignments:
+            return False
+        message = "\n".join(assignments).encode("utf-8", "replace")
+        try:
+            if self._socket is None:
+                self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+            self._socket.sendto(message, socket.MSG_DONTWAIT | socket.MSG_NOSIGNAL, self.address)
+        except OSError as error:
+            if not self._warned:
+                self._warned = True
+                log.warning(
+                    "cannot notify systemd at %s (%s); further failures are not logged",
+                    self.address.replace("\0", "@"),
+                    error.strerror or error,
+                )
+            return False
+        return True
+
+    def ready(self, status: str | None = None) -> bool:
+        """`READY=1`: the screen is up (with an optional status line)."""
+        if status is None:
+            return self.notify("READY=1")
+        return self.notify("READY=1", f"STATUS={_status_line(status)}")
+
+    def watchdog(self) -> bool:
+        """`WATCHDOG=1`: the UI's event loop is alive."""
+        return self.notify("WATCHDOG=1")
+
+    def status(self, text: str) -> bool:
+        """`STATUS=...`: one line for `systemctl status` (cleaned, secrets masked)."""
+        return self.notify(f"STATUS={_status_line(text)}")
+
+    def stopping(self) -> bool:
+        """`STOPPING=1`: leaving on purpose."""
+        return self.notify("STOPPING=1")
+
+    def reloading(self) -> bool:
+        """`RELOADING=1` with `MONOTONIC_USEC=` (systemd 253+ wants it; 252 ignores it)."""
+        now_usec = time.clock_gettime_ns(time.CLOCK_MONOTONIC) // 1000
+        return self.notify("RELOADING=1", f"MONOTONIC_USEC={now_usec}")
+
+    def close(self) -> None:
+        """Close the socket (a later message opens a new one)."""
+        if self._socket is not None:
+            self._socket.close()
+            self._socket = None
+
+
+def _notify_address(value: str) -> str | None:
+    if value.startswith("/"):
+        return value
+    if value.startswith("@") and len(value) > 1:
+        return "\0" + value[1:]
+    if value:
+        log.warning("NOTIFY_SOCKET=%r is not a path or an abstract name: not notifying", value)
+    return None
+
+
+def _status_line(text: str) -> str:
+    return clean_text(redact(text), _MAX_STATUS)
+
+
+def watchdog_period(
+    environ: Mapping[str, str] | None = None, pid: int | None = None
+) -> float | None:
+    """Seconds between `WATCHDOG=1` pings, or None when systemd's watchdog is not on for us.
+
+    Half of `$WATCHDOG_USEC`, as sd_watchdog_enabled(3) advises. Like it, a `$WATCHDOG_PID`
+    naming another process means the watchdog is not ours. (The kiosk unit starts the app as
+    `env -u WATCHDOG_PID ...` because its main process is cage, not the app.)
+    """
+    env = os.environ if environ is None else environ
+    try:
+        usec = int(env.get("WATCHDOG_USEC", ""))
+    except ValueError:
+        return None
+    if usec <= 0:
+        return None
+    if (owner := env.get("WATCHDOG_PID")) is not None:
+        try:
+            if int(owner) != (os.getpid() if pid is None else pid):
+                return None
+        except ValueError:
+            return None
+    return usec / 2 / 1_000_000
+
+
+# ---------------------------------------------------------------------------------------------
+# Feed health in words
+
+
+_ORDER: Final = (Feed.TICKETS, Feed.QUEUES, Feed.COUNTERS)
+
+
+def status_text(health: Mapping[Feed, FeedHealth] | Iterable[FeedHealth]) -> str:
+    """The feeds' health in words for `STATUS=`.
+
+    Like "tickets live, queues reconnecting (attempt 3: read timeout), counters live". Given
+    several reports for one feed, the latest counts; a feed with no report yet is "starting".
+    """
+    reports = health.values() if isinstance(health, Mapping) else health
+    latest: dict[Feed, FeedHealth] = {}
+    for report in reports:
+        known = latest.get(report.feed)
+        if known is None or report.at >= known.at:
+            latest[report.feed] = report
+    return ", ".join(_feed_words(feed, latest.get(feed)) for feed in _ORDER)
+
+
+def _feed_words(feed: Feed, report: FeedHealth | None) -> str:
+    if report is None:
+        return f"{feed.value} starting"
+    error = clean_text(redact(report.error), 60)
+    if report.status is FeedStatus.LIVE:
+        return f"{feed.value} live"
+    if report.status is FeedStatus.REFUSED:
+        return f"{feed.value} refused by the service ({error or 'credentials rejected'})"
+    words = f"{feed.value} {report.status.value}"
+    details = f"attempt {report.attempt}" if report.attempt else ""
+    if error:
+        details = f"{details}: {error}" if details else error
+    return f"{words} ({details})" if details else words
+
+
+# ---------------------------------------------------------------------------------------------
+# Signals
+
+
+def install_signal_handlers(
+    loop: asyncio.AbstractEventLoop,
+    on_exit: Callable[[], object],
+    on_reload: Callable[[], object] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Callable[[], None]:
+    """SIGTERM and SIGINT call `on_exit`; SIGHUP calls `on_reload`. Returns an undo function.
+
+    Call it from inside the running loop (Textual's `on_mount`). A SIGHUP that comes from the
+    terminal going away (the terminal emulator died) calls `on_exit` instead: there is nothing
+    left to draw on. Without `on_reload`, SIGHUP is ignored rather than killing the screen.
+
+    Under systemd (`$RUNTIME_DIRECTORY` set) the process's PID is written to `app.pid` there,
+    so the kiosk unit's `ExecReload=` can reach this process rather than cage.
+    """
+    terminals = [fd for fd in (0, 1, 2) if _isatty(fd)]
+
+    def leave(name: str) -> None:
+        log.info("%s received: leaving", name)
+        on_exit()
+
+    def hangup() -> None:
+        if terminals and not all(_isatty(fd) for fd in terminals):
+            log.info("SIGHUP received and the terminal is gone: leaving")
+            on_exit()
+        elif on_reload is None:
+            log.info("SIGHUP received: nothing to reload")
+        else:
+            log.info("SIGHUP received: reloading the configuration")
+            on_reload()
+
+    loop.add_signal_handler(signal.SIGTERM, leave, "SIGTERM")
+    loop.add_signal_handler(signal.SIGINT, leave, "SIGINT")
+    loop.add_signal_handler(signal.SIGHUP, hangup)
+    pid_file = _write_pid_file(environ)
+
+    def undo() -> None:
+        for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            loop.remove_signal_handler(number)
+        if pid_file is not None:
+            with contextlib.suppress(OSError):
+                if pid_file.read_text().strip() == str(os.getpid()):
+                    pid_file.unlink()
+
+    return undo
+
+
+def _isatty(fd: int) -> bool:
+    try:
+        return os.isatty(fd)
+    except OSError:
+        return False
+
+
+def _write_pid_file(environ: Mapping[str, str] | None) -> Path | None:
+    env = os.environ if environ is None else environ
+    directory = env.get("RUNTIME_DIRECTORY", "").split(":", 1)[0]
+    if not directory:
+        return None
+    path = Path(directory) / PID_FILE_NAME
+    try:
+        partial = path.with_suffix(".tmp")
+        partial.write_text(f"{os.getpid()}\n")
+        partial.replace(path)
+    except OSError as error:
+        log.warning("cannot write %s (%s): systemctl reload will not reach the screen", path, error)
+        return None
+    return path
+
+
+# ---------------------------------------------------------------------------------------------
+# Reloading the configuration
+
+
+def reload_config(
+    path: Path | str | None, current: Settings, environ: Mapping[str, str] | None = None
+) -> tuple[Settings, str | None]:
+    """Read the config file again: `(new settings, None)`, or `(current, why)` when it is bad.
+
+    `path` defaults to the file `current` came from. A bad file never replaces working settings:
+    the screen goes on as before and the reason (every problem, with its key) is logged.
+    """
+    source = Path(path) if path is not None else current.source
+    if source is None:
+        why = "no configuration file to reload (the settings did not come from a file)"
+        log.warning("reload refused: %s", why)
+        return current, why
+    try:
+        fresh = load_config(source, environ)
+    except ConfigError as error:
+        log.warning("reload refused, keeping the running configuration: %s", error)
+        return current, str(error)
+    changed = changed_keys(current, fresh)
+    if changed:
+        log.info("configuration reloaded from %s; changed: %s", source, ", ".join(changed))
+    else:
+        log.info("configuration reloaded from %s; nothing changed", source)
+    return fresh, None
+
+
+def changed_keys(old: Settings, new: Settings) -> list[str]:
+    """Dotted names of the keys whose values differ (`display.locales`), never the values."""
+    before = _flatten(old.model_dump())
+    after = _flatten(new.model_dump())
+    return sorted(key for key in before.keys() | after.keys() if before.get(key) != after.get(key))
+
+
+def _flatten(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    for key, value in data.items():
+        if isinstance(value, Mapping):
+            flat.update(_flatten(value, f"{prefix}{key}."))
+        else:
+            flat[f"{prefix}{key}"] = value
+    return flat
+
+
+# ---------------------------------------------------------------------------------------------
+# Logging
+
+
+def setup_logging(
+    settings: Settings,
+    environ: Mapping[str, str] | None = None,
+    stderr: TextIO | None = None,
+    journal_socket: str = JOURNAL_SOCKET,
+) -> logging.Handler:
+    """Send the program's logs somewhere other than the screen, with secrets masked.
+
+    In order: the configured `log.file`; standard error when it is the journal's stream (the
+    `$JOURNAL_STREAM` check, no timestamps, `<N>` priority prefixes); the journal's own socket
+    when standard error is a terminal (under the kiosk and console units, and Textual draws on
+    standard error); standard error when it is neither (a pipe, a file); else `lobby-display.log`
+    in the state directory. Replaces the handler of an earlier call; returns the new one.
+    """
+    env = os.environ if environ is None else environ
+    stream = sys.stderr if stderr is None else stderr
+    handler = _choose_handler(settings, env, stream, journal_socket)
+    setattr(handler, _OURS, True)
+    handler.addFilter(RedactingFilter())
+    root = logging.getLogger()
+    for old in [h for h in root.handlers if getattr(h, _OURS, False)]:
+        root.removeHandler(old)
+        old.close()
+    root.addHandler(handler)
+    root.setLevel(settings.log.level)
+    for name in _QUIET_LOGGERS:
+        logging.getLogger(name).setLevel(logging.WARNING)
+    # A warning printed by the warnings module would land on the screen.
+    logging.captureWarnings(True)
+    return handler
+
+
+_TIMESTAMPED: Final = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+
+
+def _choose_handler(
+    settings: Settings, env: Mapping[str, str], stream: TextIO, journal_socket: str
+) -> logging.Handler:
+    handler: logging.Handler
+    if settings.log.file is not None:
+        handler = _QuietFileHandler(settings.log.file)
+        handler.setFormatter(logging.Formatter(_TIMESTAMPED))
+        return handler
+    is_tty = _stream_isatty(stream)
+    if not is_tty and _is_journal_stream(stream, env):
+        handler = _QuietStreamHandler(stream)
+        handler.setFormatter(_PriorityFormatter("%(name)s: %(message)s"))
+        return handler
+    if is_tty and _is_socket(journal_socket):
+        handler = JournalHandler(journal_socket)
+        handler.setFormatter(logging.Formatter("%(name)s: %(message)s"))
+        return handler
+    if not is_tty:
+        handler = _QuietStreamHandler(stream)
+        handler.setFormatter(logging.Formatter(_TIMESTAMPED))
+        return handler
+    fallback = settings.state_directory(env) / FALLBACK_LOG_NAME
+    try:
+        handler = _QuietFileHandler(fallback)
+    except OSError:
+        return logging.NullHandler()
+    handler.setFormatter(logging.Formatter(_TIMESTAMPED))
+    return handler
+
+
+def _stream_isatty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (OSError, ValueError):
+        return False
+
+
+def _is_journal_stream(stream: TextIO, env: Mapping[str, str]) -> bool:
+    """True when `stream` is the journal's stream (systemd's documented `$JOURNAL_STREAM` test)."""
+    device, _, inode = env.get("JOURNAL_STREAM", "").partition(":")
+    try:
+        info = os.fstat(stream.fileno())
+        return (info.st_dev, info.st_ino) == (int(device), int(inode))
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def _is_socket(path: str) -> bool:
+    try:
+        return stat.S_ISSOCK(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+class _QuietErrors:
+    """Drop a record that cannot be written instead of printing "Logging error" on the screen."""
+
+    dropped = 0
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        self.dropped += 1
+
+
+class _QuietStreamHandler(_QuietErrors, logging.StreamHandler):  # type: ignore[type-arg]
+    pass
+
+
+class _QuietFileHandler(_QuietErrors, logging.handlers.WatchedFileHandler):
+    """Appends to a file; reopens it after logrotate moves it."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        super().__init__(path, encoding="utf-8")
+
+
+# journald reads `<N>` at the start of each line of a stream as the line's priority.
+_PRIORITIES: Final = ((logging.CRITICAL, 2), (logging.ERROR, 3), (logging.WARNING, 4))
+
+
+def _priority(level: int) -> int:
+    for threshold, priority in _PRIORITIES:
+        if level >= threshold:
+            return priority
+    return 6 if level >= logging.INFO else 7
+
+
+class _PriorityFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        prefix = f"<{_priority(record.levelno)}>"
+        return "\n".join(prefix + line for line in super().format(record).splitlines())
+
+
+class JournalHandler(_QuietErrors, logging.Handler):
+    """Writes records to journald's native socket, with priority and source fields.
+
+    Used when standard error is the screen; the entries belong to the unit, so
+    `journalctl -u UNIT` shows them. Pure standard library (no python3-systemd needed).
+    """
+
+    def __init__(self, address: str = JOURNAL_SOCKET, identifier: str = SYSLOG_IDENTIFIER):
+        super().__init__()
+        self.address = address
+        self.identifier = identifier
+        self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            message = self.format(record)
+            if len(message) > _MAX_JOURNAL_MESSAGE:
+                message = message[:_MAX_JOURNAL_MESSAGE] + " [cut]"
+            fields = {
+                "MESSAGE": message,
+                "PRIORITY": str(_priority(record.levelno)),
+                "SYSLOG_IDENTIFIER": self.identifier,
+                "LOGGER": record.name,
+                "CODE_FILE": record.pathname,
+                "CODE_LINE": str(record.lineno),
+                "CODE_FUNC": record.funcName,
+            }
+            self._socket.sendto(journal_datagram(fields), self.address)
+        except Exception:
+            self.handleError(record)
+
+    def close(self) -> None:
+        """Close the socket."""
+        self._socket.close()
+        super().close()
+
+
+def journal_datagram(fields: Mapping[str, str]) -> bytes:
+    """One journald native-protocol datagram: `KEY=value` lines, length-framed when multi-line."""
+    parts: list[bytes] = []
+    for key, value in fields.items():
+        data = value.encode("utf-8", "replace")
+        if b"\n" in data:
+            parts.append(key.encode() + b"\n" + struct.pack("<Q", len(data)) + data + b"\n")
+        else:
+            parts.append(key.encode() + b"=" + data + b"\n")
+    return b"".join(parts)
+
+
+__all__ = [
+    "JOURNAL_SOCKET",
+    "PID_FILE_NAME",
+    "JournalHandler",
+    "Notifier",
+    "changed_keys",
+    "install_signal_handlers",
+    "journal_datagram",
+    "reload_config",
+    "setup_logging",
+    "status_text",
+    "watchdog_period",
+]
