@@ -376,7 +376,7 @@ class Announcer:
                 break
             try:
                 await self._player.play(path)
-            except PlaybackError as error:
+            except (PlaybackError, ToolError) as error:
                 log.warning("sound: %s; sound is off until restart, calls are still shown", error)
                 self._player = None
 
