@@ -1,4 +1,4 @@
-"""What `systemctl stop` and `systemctl reload` do to a running screen: real processes, real signals.
+"""What `systemctl stop` and `systemctl reload` do to a running screen: real signals.
 
 Each program is a subprocess that installs `service.install_signal_handlers` and says "ready"
 once it has; the test then signals it and checks how it ends.
@@ -14,6 +14,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+
 from helpers.terminal import TerminalProgram, assert_terminal_restored
 
 SRC = Path(__file__).resolve().parents[2] / "src"
