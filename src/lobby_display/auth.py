@@ -16,11 +16,9 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
 import random
 import re
 import stat
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -34,6 +32,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
 
 from lobby_display.config import Settings
+from lobby_display.files import write_atomically
 from lobby_display.models import ServiceError, clean_text
 from lobby_display.redaction import MASK, redact, register_secret
 
@@ -542,17 +541,7 @@ def _cached_key(data: Any, display_url: str) -> _CachedKey | None:
 
 def write_private_file(path: Path, text: str) -> None:
     """Replace `path` atomically with `text`, readable by its owner only (mode 0600)."""
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.chmod(temporary, 0o600)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_atomically(path, text, mode=0o600)
 
 
 def api_keys_from_settings(settings: Settings, http: httpx.AsyncClient) -> ApiKeys:

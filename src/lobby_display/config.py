@@ -78,7 +78,9 @@ class ServiceSettings(Section):
         url = value.strip().rstrip("/")
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError("must be an http:// or https:// address, like https://display.example.net")
+            raise ValueError(
+                "must be an http:// or https:// address, like https://display.example.net"
+            )
         if url.endswith("/v1"):
             raise ValueError("give the base address without /v1 (it is added for every route)")
         if parts.query or parts.fragment:
@@ -113,7 +115,7 @@ Locale = Literal["fr_FR", "en_US", "es_ES", "de_DE", "zh_CN", "zh_TW", "ja_JP", 
 class DisplaySettings(Section):
     """`[display]`: what the screen shows and how."""
 
-    locales: list[Locale] = Field(default_factory=lambda: ["en_US"], min_length=1)
+    locales: list[Locale] = Field(default_factory=lambda: list[Locale](["en_US"]), min_length=1)
     """Locales shown in turn (any of fr_FR en_US es_ES de_DE zh_CN zh_TW ja_JP ko_KR th_TH)."""
 
     rotation_seconds: float = Field(default=12.0, ge=3, le=600)
@@ -166,7 +168,9 @@ class DisplaySettings(Section):
             try:
                 ZoneInfo(value)
             except (ZoneInfoNotFoundError, ValueError):
-                raise ValueError(f"unknown time zone {value!r} (use a name like Europe/Paris)") from None
+                raise ValueError(
+                    f"unknown time zone {value!r} (use a name like Europe/Paris)"
+                ) from None
         return value
 
     @model_validator(mode="after")
@@ -449,9 +453,23 @@ def _describe(error: ValidationError) -> list[str]:
             problems.append(f"{key}: {given} is not one of {expected}")
         else:
             message = detail["msg"].removeprefix("Value error, ")
-            if kind in ("string_type", "int_type", "float_type", "list_type", "bool_type",
-                        "int_parsing", "float_parsing", "bool_parsing", "path_type", "model_type",
-                        "dict_type") and location[-1] not in _SECRET_KEYS:
+            if (
+                kind
+                in (
+                    "string_type",
+                    "int_type",
+                    "float_type",
+                    "list_type",
+                    "bool_type",
+                    "int_parsing",
+                    "float_parsing",
+                    "bool_parsing",
+                    "path_type",
+                    "model_type",
+                    "dict_type",
+                )
+                and location[-1] not in _SECRET_KEYS
+            ):
                 message = f"{message} (got {_shown(detail.get('input'))})"
             problems.append(f"{key}: {message}")
     return problems

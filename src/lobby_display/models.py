@@ -302,9 +302,7 @@ def keyed(model: type[_R], payload: object, id_field: str) -> dict[str, _R]:
         try:
             record = model.model_validate(item)
         except ValidationError as error:
-            log.warning(
-                "skipped a %s entry that does not fit: %s", model.__name__, _summary(error)
-            )
+            log.warning("skipped a %s entry that does not fit: %s", model.__name__, _summary(error))
             continue
         records[getattr(record, id_field)] = record
     return records

@@ -14,7 +14,10 @@ _PATTERNS: Final = (
     # The API key travels as the query parameter `key` (and nothing else is called that).
     re.compile(r"(?i)([?&](?:key|api_key|apikey|token)=)[^&\s\"'#]+"),
     re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]+"),
-    re.compile(r"(?i)(\"?(?:apiKey|api_key|private_key|jwtToken|token)\"?\s*[:=]\s*\"?)[^\",}\s]+"),
+    # A secret field of a JSON body (`"apiKey": "..."`, quoted name) or an assignment
+    # (`api_key=...`); prose such as "GET /v1/api_key: HTTP 502" is left alone.
+    re.compile(r"(?i)(\"(?:apiKey|api_key|private_key|jwtToken|token)\"\s*:\s*\"?)[^\",}\s]+"),
+    re.compile(r"(?i)(\b(?:apiKey|api_key|private_key|jwtToken)\s*=\s*\"?)[^\",}\s&]+"),
 )
 
 _known: set[str] = set()

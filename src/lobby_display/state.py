@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import tempfile
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Final
 
 from lobby_display.board import Board, BoardSettings
+from lobby_display.files import write_atomically
 
 log = logging.getLogger(__name__)
 
@@ -90,22 +89,6 @@ class BoardStore:
         self._failed = False
         self._saved_at = now
         return True
-
-
-def write_atomically(path: Path, text: str, mode: int = 0o640) -> None:
-    """Replace `path` with `text` so that a reader sees the old file or the new, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as file:
-            file.write(text)
-            file.flush()
-            os.fsync(file.fileno())
-        os.chmod(temporary, mode)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 def _why(error: BaseException) -> str:
