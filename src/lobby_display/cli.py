@@ -58,6 +58,19 @@ def build_parser() -> argparse.ArgumentParser:
     simulate.add_argument(
         "--directory", type=Path, default=None, help="where to write credentials and config"
     )
+    simulate.add_argument("--queues", type=int, default=5, help="number of queues")
+    simulate.add_argument("--tickets", type=int, default=None, help="current tickets at start")
+    simulate.add_argument("--timezone", default="Europe/Paris", help="the place's time zone")
+    simulate.add_argument("--heartbeat", type=float, default=15.0, help="seconds between pings")
+    simulate.add_argument("--retry", type=int, default=3000, help="SSE retry: value (ms)")
+    simulate.add_argument("--hostile", action="store_true", help="hostile names and labels")
+    simulate.add_argument(
+        "--fault",
+        nargs="+",
+        metavar="NAME [KEY=VALUE]",
+        help="send a fault to the simulator running at --host/--port and exit "
+        "(e.g. --fault drop feed=tickets; see README)",
+    )
 
     screenshot = commands.add_parser(
         "screenshot", help="save an SVG or PNG of what the screen would show now"

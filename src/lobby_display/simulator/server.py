@@ -1,0 +1,774 @@
+"""The simulator as a running service: the place on a clock, served over HTTP, with faults.
+
+`Simulator` lives in an asyncio loop (`async with Simulator(...) as sim:`); `SimulatorServer`
+runs one in a background thread with its own loop, for synchronous code (`with
+SimulatorServer(...) as sim:`). Both serve on 127.0.0.1 and a free port unless told otherwise,
+and offer the same controls: faults, key rotation, hostile names, bursts, and `truth()`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import socket
+import threading
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Final, TypedDict, TypeVar, Unpack
+
+import uvicorn
+
+from lobby_display.simulator import names
+from lobby_display.simulator.auth import DEFAULT_GRACE_SECONDS, ApiKeys, ServiceAccount
+from lobby_display.simulator.faults import (
+    FailTarget,
+    FaultState,
+    huge_payload,
+    malformed_payload,
+    unknown_payload,
+)
+from lobby_display.simulator.files import CREDENTIALS_NAME, write_config
+from lobby_display.simulator.model import Feed, Place, PlaceEvent, PlaceOptions
+from lobby_display.simulator.routes import build_app, dumps
+from lobby_display.simulator.sse import Encoder, FeedHub
+from lobby_display.simulator.timefmt import iso_z
+from lobby_display.simulator.transport import ConnectionRegistry
+
+log = logging.getLogger(__name__)
+
+#: `resource` and `actionCategory` of each feed's events.
+ENVELOPES: Final = {
+    Feed.TICKETS: ("ticket", "TICKET"),
+    Feed.QUEUES: ("queueState", "QUEUE_STATE"),
+    Feed.COUNTERS: ("counter", "COUNTER"),
+}
+#: Longest sleep of the clock between two steps of the place.
+MAX_TICK: Final = 0.5
+#: Faults reachable by name (the `/_sim/faults/{name}` route and `lobby-display simulate --fault`).
+FAULTS: Final = (
+    "drop",
+    "reset",
+    "close",
+    "stall",
+    "resume",
+    "malformed",
+    "unknown",
+    "huge",
+    "fail",
+    "rotate-keys",
+    "revoke-keys",
+    "hostile",
+    "burst",
+    "stop-burst",
+)
+
+T = TypeVar("T")
+
+
+class SimulatorOptions(TypedDict, total=False):
+    """Keyword options of `Simulator` and `SimulatorServer`."""
+
+    seed: int
+    speed: float
+    queues: int
+    tickets: int | None
+    timezone: str
+    start: datetime | None
+    heartbeat: float
+    retry_ms: int | None
+    key_grace: float
+    hostile: bool
+    account: ServiceAccount | None
+    host: str
+    port: int
+    api_key: str | None
+
+
+class _EmbeddedServer(uvicorn.Server):
+    """uvicorn without its signal handlers: the program that embeds it owns the signals."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Any:
+        yield
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    sock.listen(128)
+    sock.setblocking(False)
+    return sock
+
+
+def _url(host: str, port: int) -> str:
+    if host in ("0.0.0.0", ""):  # noqa: S104 - a name, not a bind
+        host = "127.0.0.1"
+    elif host == "::":
+        host = "::1"
+    if ":" in host:
+        host = f"[{host}]"
+    return f"http://{host}:{port}"
+
+
+def _feed_param(params: Mapping[str, str], default: Feed | None = None) -> Feed | None:
+    value = params.get("feed", "")
+    if value in ("", "all"):
+        return default
+    try:
+        return Feed(value)
+    except ValueError:
+        raise ValueError(f"feed must be one of {', '.join(Feed)} or all") from None
+
+
+def _number(params: Mapping[str, str], name: str, default: float | None) -> float | None:
+    value = params.get(name)
+    if value is None or value == "":
+        return default
+    try:
+        return float(value)
+    except ValueError:
+        raise ValueError(f"{name} must be a number") from None
+
+
+class Simulator:
+    """The display service simulator, in the running asyncio loop.
+
+    Build it, then `await start()` (or `async with`); every method is to be called from the
+    loop it runs in. `url` is the base address (without `/v1`) once started.
+    """
+
+    def __init__(self, **options: Unpack[SimulatorOptions]) -> None:
+        self.options = options
+        self.place = Place(
+            PlaceOptions(
+                seed=options.get("seed", 1),
+                speed=options.get("speed", 1.0),
+                queues=options.get("queues", 5),
+                tickets=options.get("tickets"),
+                timezone=options.get("timezone", "Europe/Paris"),
+                start=options.get("start"),
+            )
+        )
+        if options.get("hostile"):
+            self.place.set_hostile(True)
+        self.account = options.get("account") or ServiceAccount.generate(names.COMPANY_NAME)
+        self.keys = ApiKeys(grace=options.get("key_grace", DEFAULT_GRACE_SECONDS))
+        if fixed := options.get("api_key"):
+            self.keys.add(fixed)
+        self.faults = FaultState()
+        self.registry = ConnectionRegistry()
+        self.hub = FeedHub(
+            heartbeat=options.get("heartbeat", 15.0),
+            retry_ms=options.get("retry_ms", 3000),
+            registry=self.registry,
+        )
+        self.app = build_app(self)
+        self.host = options.get("host", "127.0.0.1")
+        self.port = options.get("port", 0)
+        self.url = ""
+        self.burst_emitted = 0
+        self._server: _EmbeddedServer | None = None
+        self._serve_task: asyncio.Task[None] | None = None
+        self._clock_task: asyncio.Task[None] | None = None
+        self._burst_task: asyncio.Task[None] | None = None
+
+    # --- identity ----------------------------------------------------------------------------
+
+    @property
+    def company(self) -> str:
+        """The company name (the developer token's `sub`)."""
+        return self.account.company
+
+    @property
+    def company_id(self) -> str:
+        """Id of the company."""
+        return self.place.company_id
+
+    @property
+    def place_id(self) -> str:
+        """Id of the simulated place."""
+        return self.place.place_id
+
+    @property
+    def queue_ids(self) -> list[str]:
+        """Ids of the queues (and of their counters), in order."""
+        return list(self.place.queues)
+
+    # --- life --------------------------------------------------------------------------------
+
+    async def start(self) -> Simulator:
+        """Bind, serve, and start the clock."""
+        sock = _bind(self.host, self.port)
+        self.port = sock.getsockname()[1]
+        self.url = _url(self.host, self.port)
+        config = uvicorn.Config(
+            self.app,
+            log_config=None,
+            access_log=False,
+            lifespan="off",
+            http=self.registry.protocol_class(),
+            ws="none",
+            timeout_graceful_shutdown=2,
+            timeout_keep_alive=30,
+        )
+        self._server = _EmbeddedServer(config)
+        self._serve_task = asyncio.create_task(self._server.serve(sockets=[sock]))
+        while not self._server.started:
+            if self._serve_task.done():
+                sock.close()
+                self._serve_task.result()
+                raise RuntimeError("the simulator's HTTP server stopped at start")
+            await asyncio.sleep(0.005)
+        self._clock_task = asyncio.create_task(self._run_clock())
+        return self
+
+    async def stop(self) -> None:
+        """End every stream, stop the clock and the server (quickly)."""
+        self.stop_burst()
+        self.hub.close_all()
+        for task in (self._clock_task, self._burst_task):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        if self._server is not None and self._serve_task is not None:
+            self._server.should_exit = True
+            try:
+                await asyncio.wait_for(asyncio.shield(self._serve_task), 3)
+            except TimeoutError:
+                self._server.force_exit = True
+                with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+                    await asyncio.wait_for(self._serve_task, 2)
+
+    async def __aenter__(self) -> Simulator:
+        return await self.start()
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.stop()
+
+    async def _run_clock(self) -> None:
+        loop = asyncio.get_running_loop()
+        last = loop.time()
+        while True:
+            due = self.place.next_due()
+            wait = MAX_TICK if due is None else min(MAX_TICK, due)
+            await asyncio.sleep(max(wait, 0.001))
+            now = loop.time()
+            self.publish(self.place.step(now - last))
+            last = now
+
+    # --- events ------------------------------------------------------------------------------
+
+    def publish(self, events: list[PlaceEvent]) -> None:
+        """Send the place's events to the feeds."""
+        for event in events:
+            self.hub.publish(event.feed, event.queue_id, _encoder(event))
+
+    # --- faults ------------------------------------------------------------------------------
+
+    def drop(self, feed: Feed | str | None = None) -> int:
+        """Cut the feed's connections mid-response (TCP FIN without the end of the HTTP body)."""
+        return self.hub.order(feed, "drop")
+
+    def reset(self, feed: Feed | str | None = None) -> int:
+        """Abort the feed's connections with a TCP RST."""
+        return self.hub.order(feed, "reset")
+
+    def close(self, feed: Feed | str | None = None) -> int:
+        """End the feed's streams cleanly (the HTTP response ends normally)."""
+        return self.hub.order(feed, "close")
+
+    def stall(self, feed: Feed | str | None = None, seconds: float | None = None) -> None:
+        """Send nothing on the feed, not even heartbeats, for `seconds` or until `resume`."""
+        self.hub.stall(feed, seconds)
+
+    def resume(self, feed: Feed | str | None = None) -> None:
+        """End a stall."""
+        self.hub.resume(feed)
+
+    def send_malformed(self, feed: Feed | str = Feed.TICKETS) -> int:
+        """Send an event whose data is not valid JSON; returns its id."""
+        return self.hub.publish_raw(Feed(feed), malformed_payload())
+
+    def send_unknown(self, feed: Feed | str = Feed.TICKETS) -> int:
+        """Send an event of a kind nobody knows (its own `event:` name, an odd envelope)."""
+        return self.hub.publish_raw(Feed(feed), unknown_payload(), event="parkingMeter")
+
+    def send_huge(self, feed: Feed | str = Feed.TICKETS, size: int = 2 * 1024 * 1024) -> int:
+        """Send a valid update padded to about `size` bytes (2 MB by default)."""
+        feed = Feed(feed)
+        place = self.place
+        queue = next(iter(place.queues.values()))
+        if feed == Feed.TICKETS and place.tickets:
+            record = place.records.ticket(next(iter(place.tickets.values())))
+        elif feed == Feed.COUNTERS:
+            record = place.records.counter(queue)
+        else:
+            record = place.records.queue_state(queue)
+        resource, category = ENVELOPES[feed]
+        return self.hub.publish_raw(feed, huge_payload(resource, category, record, size))
+
+    def fail_next(self, count: int = 1, status: int = 503, target: FailTarget = "all") -> None:
+        """Answer the next `count` requests (`target`: all, rest or sse) with HTTP `status`."""
+        if target not in ("all", "rest", "sse"):
+            raise ValueError("target must be all, rest or sse")
+        if not 400 <= status <= 599:
+            raise ValueError("status must be an HTTP error status (400 to 599)")
+        self.faults.fail.remaining = count
+        self.faults.fail.status = status
+        self.faults.fail.target = target
+
+    def issue_key(self) -> str:
+        """A fresh valid API key (as `/api_key` would give)."""
+        return self.keys.issue()
+
+    def rotate_keys(self, grace: float | None = None) -> int:
+        """Rotate: keys handed out so far stay valid `grace` seconds more (default: 24 h)."""
+        return self.keys.rotate(grace)
+
+    def revoke_keys(self) -> int:
+        """Refuse every key handed out so far, at once (401)."""
+        return self.keys.revoke()
+
+    def set_hostile(self, on: bool = True) -> None:
+        """Give names and labels hostile content (markup, escapes, bidi, NUL, floods, 100 KB)."""
+        self.publish(self.place.set_hostile(on))
+
+    def burst(self, rate: float, duration: float | None = None, count: int | None = None) -> None:
+        """Emit ticket events at `rate` per second, for `duration` seconds or `count` events.
+
+        The events are real changes of the place (arrivals, calls, tickets done); the queue
+        state and counter changes they cause follow in batches. Replaces a running burst.
+        """
+        if rate <= 0:
+            raise ValueError("rate must be positive")
+        if duration is None and count is None:
+            raise ValueError("give a duration or a count")
+        self.stop_burst()
+        self.burst_emitted = 0
+        self._burst_task = asyncio.get_running_loop().create_task(
+            self._run_burst(rate, duration, count)
+        )
+
+    def stop_burst(self) -> None:
+        """Stop a running burst."""
+        if self._burst_task is not None and not self._burst_task.done():
+            self._burst_task.cancel()
+
+    @property
+    def burst_running(self) -> bool:
+        """True while a burst runs."""
+        return self._burst_task is not None and not self._burst_task.done()
+
+    async def wait_burst(self) -> int:
+        """Wait for the running burst to end; returns the ticket events it made."""
+        if self._burst_task is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.shield(self._burst_task)
+        return self.burst_emitted
+
+    async def _run_burst(self, rate: float, duration: float | None, count: int | None) -> None:
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        batch = max(1, int(rate / 20))
+        while True:
+            elapsed = loop.time() - start
+            if duration is not None and elapsed >= duration:
+                break
+            if count is not None and self.burst_emitted >= count:
+                break
+            target = int(rate * elapsed) + 1
+            if count is not None:
+                target = min(target, count)
+            due = min(batch, target - self.burst_emitted)
+            if due > 0:
+                events = self.place.burst(due)
+                self.publish(events)
+                self.burst_emitted += sum(1 for event in events if event.feed is Feed.TICKETS)
+            await asyncio.sleep(0.003)
+
+    def apply_fault(self, name: str, params: Mapping[str, str]) -> object:
+        """Apply a fault by name with text parameters (the admin route and the command line).
+
+        Raises KeyError for an unknown name, ValueError for a bad parameter.
+        """
+        if name not in FAULTS:
+            raise KeyError(name)
+        feed = _feed_param(params)
+        if name in ("drop", "reset", "close"):
+            return {"connections": self.hub.order(feed, name)}  # type: ignore[arg-type]
+        if name == "stall":
+            self.stall(feed, _number(params, "seconds", None))
+            return "stalled"
+        if name == "resume":
+            self.resume(feed)
+            return "resumed"
+        if name in ("malformed", "unknown", "huge"):
+            one = feed or Feed.TICKETS
+            if name == "malformed":
+                return {"eventId": self.send_malformed(one)}
+            if name == "unknown":
+                return {"eventId": self.send_unknown(one)}
+            size = int(_number(params, "size", 2 * 1024 * 1024) or 0)
+            return {"eventId": self.send_huge(one, size)}
+        if name == "fail":
+            count = int(_number(params, "count", 1) or 0)
+            status = int(_number(params, "status", 503) or 503)
+            target = params.get("target", "all")
+            if target not in ("all", "rest", "sse"):
+                raise ValueError("target must be all, rest or sse")
+            self.fail_next(count, status, target)  # type: ignore[arg-type]
+            return {"count": count, "status": status, "target": target}
+        if name == "rotate-keys":
+            return {"rotated": self.rotate_keys(_number(params, "grace", None))}
+        if name == "revoke-keys":
+            return {"revoked": self.revoke_keys()}
+        if name == "hostile":
+            on = params.get("on", "true").lower() not in ("0", "false", "no", "off")
+            self.set_hostile(on)
+            return {"hostile": on}
+        if name == "burst":
+            rate = _number(params, "rate", 1000.0) or 1000.0
+            duration = _number(params, "duration", None)
+            limit = _number(params, "count", None)
+            if duration is None and limit is None:
+                duration = 10.0
+            self.burst(rate, duration, None if limit is None else int(limit))
+            return {"rate": rate, "duration": duration, "count": limit}
+        self.stop_burst()
+        return {"emitted": self.burst_emitted}
+
+    # --- what is true now --------------------------------------------------------------------
+
+    def truth(self) -> dict[str, Any]:
+        """Current tickets, queue states and counters by id, as the REST routes give them now."""
+        place = self.place
+        tickets = place.current_tickets()
+        return {
+            "at": iso_z(place.now),
+            "tickets": dict(
+                zip(
+                    (ticket.ticket_id for ticket in tickets),
+                    place.records.tickets(tickets),
+                    strict=True,
+                )
+            ),
+            "queueStates": {
+                queue_id: place.records.queue_state(queue)
+                for queue_id, queue in place.queues.items()
+            },
+            "counters": {
+                queue_id: place.records.counter(queue) for queue_id, queue in place.queues.items()
+            },
+        }
+
+    def status(self) -> dict[str, Any]:
+        """What the simulator is doing: clock, feeds, keys, burst; and the faults it knows."""
+        place = self.place
+        return {
+            "url": self.url,
+            "placeId": place.place_id,
+            "companyId": place.company_id,
+            "company": self.company,
+            "seed": place.options.seed,
+            "speed": place.speed,
+            "clock": iso_z(place.now),
+            "queues": len(place.queues),
+            "currentTickets": len(place.tickets),
+            "hostile": place.hostile,
+            "feeds": {
+                feed.value: {
+                    "connections": len(self.hub.subscribers[feed]),
+                    "lastEventId": self.hub.last_id[feed],
+                    "stalled": self.hub.is_stalled(feed),
+                }
+                for feed in Feed
+            },
+            "apiKeys": {"valid": self.keys.active, "issued": self.keys.issued},
+            "burst": {"running": self.burst_running, "emitted": self.burst_emitted},
+            "faults": list(FAULTS),
+        }
+
+    # --- files for a display -----------------------------------------------------------------
+
+    def write_credentials(self, directory: Path | str) -> Path:
+        """Write the service-account JSON (mode 0600) into `directory`; returns its path."""
+        return self.account.write(Path(directory) / CREDENTIALS_NAME)
+
+    def write_config(
+        self,
+        directory: Path | str,
+        *,
+        url: str | None = None,
+        api_key: str | None = None,
+        locales: list[str] | tuple[str, ...] | None = None,
+        **sections: Mapping[str, Any],
+    ) -> Path:
+        """Write a ready `config.toml` (and the credentials it names) into `directory`.
+
+        `url` replaces the simulator's address (a fault proxy in front of it, say); `api_key`
+        puts a fixed key in the config instead of credentials (the key is accepted from now
+        on); `locales` sets display.locales; other keywords are tables merged into the file,
+        e.g. `display={"rotation_seconds": 5}`.
+        """
+        folder = Path(directory)
+        credentials = None
+        if api_key is None:
+            credentials = self.write_credentials(folder)
+        else:
+            self.keys.add(api_key)
+        return write_config(
+            folder,
+            url=url or self.url,
+            company=self.company,
+            place_id=self.place_id,
+            credentials=credentials,
+            api_key=api_key,
+            locales=locales,
+            sections=sections,
+        )
+
+
+def _encoder(event: PlaceEvent) -> Encoder:
+    resource, category = ENVELOPES[event.feed]
+
+    def encode(langs: tuple[str, ...] | None) -> bytes:
+        data = event.data
+        if langs is not None and isinstance(data.get("name"), dict):
+            data = {**data, "name": {k: v for k, v in data["name"].items() if k in langs}}
+        return dumps(
+            {
+                "resource": resource,
+                "actionCategory": category,
+                "actionName": event.action,
+                "data": data,
+            }
+        )
+
+    return encode
+
+
+class SimulatorServer:
+    """A `Simulator` running in a background thread with its own event loop.
+
+    `with SimulatorServer(seed=1, speed=50) as sim:` starts it on 127.0.0.1 and a free port;
+    every method may be called from any thread (it runs in the simulator's loop and waits).
+    """
+
+    def __init__(self, **options: Unpack[SimulatorOptions]) -> None:
+        self._options = options
+        self._thread: threading.Thread | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._sim: Simulator | None = None
+        self._stop: asyncio.Event | None = None
+        self._ready = threading.Event()
+        self._error: BaseException | None = None
+
+    # --- life --------------------------------------------------------------------------------
+
+    def start(self, timeout: float = 30) -> SimulatorServer:
+        """Start the thread and wait until the simulator serves."""
+        if self._thread is not None:
+            raise RuntimeError("already started")
+        self._thread = threading.Thread(target=self._main, name="display-simulator", daemon=True)
+        self._thread.start()
+        if not self._ready.wait(timeout):
+            raise TimeoutError("the simulator did not start in time")
+        if self._error is not None:
+            raise RuntimeError(f"the simulator did not start: {self._error}") from self._error
+        return self
+
+    def stop(self, timeout: float = 10) -> None:
+        """Stop the simulator and its thread (streams end, the port is released)."""
+        thread, loop, stop = self._thread, self._loop, self._stop
+        if thread is None:
+            return
+        if loop is not None and stop is not None and not loop.is_closed():
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(stop.set)
+        thread.join(timeout)
+        self._thread = None
+
+    def __enter__(self) -> SimulatorServer:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    def _main(self) -> None:
+        try:
+            asyncio.run(self._serve())
+        except BaseException as error:  # reported to start(), which re-raises
+            self._error = error
+            self._ready.set()
+
+    async def _serve(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._stop = asyncio.Event()
+        sim = Simulator(**self._options)
+        await sim.start()
+        self._sim = sim
+        self._ready.set()
+        try:
+            await self._stop.wait()
+        finally:
+            await sim.stop()
+
+    @property
+    def simulator(self) -> Simulator:
+        """The simulator itself (touch it only from its loop: prefer `call`)."""
+        if self._sim is None:
+            raise RuntimeError("the simulator is not running")
+        return self._sim
+
+    def call(self, action: Callable[[Simulator], T], timeout: float = 30) -> T:
+        """Run `action(simulator)` in the simulator's loop and return its result."""
+        sim = self.simulator
+        loop = self._loop
+        assert loop is not None
+
+        async def run() -> T:
+            return action(sim)
+
+        return asyncio.run_coroutine_threadsafe(run(), loop).result(timeout)
+
+    # --- identity ----------------------------------------------------------------------------
+
+    @property
+    def url(self) -> str:
+        """Base address of the service (without `/v1`)."""
+        return self.simulator.url
+
+    @property
+    def port(self) -> int:
+        """The port it listens on."""
+        return self.simulator.port
+
+    @property
+    def company(self) -> str:
+        """Company name (the developer token's `sub`)."""
+        return self.simulator.company
+
+    @property
+    def company_id(self) -> str:
+        """Id of the company."""
+        return self.simulator.company_id
+
+    @property
+    def place_id(self) -> str:
+        """Id of the simulated place."""
+        return self.simulator.place_id
+
+    @property
+    def queue_ids(self) -> list[str]:
+        """Ids of the queues (and counters), in order."""
+        return self.simulator.queue_ids
+
+    @property
+    def account(self) -> ServiceAccount:
+        """The service account the simulator trusts."""
+        return self.simulator.account
+
+    # --- controls (see Simulator) ------------------------------------------------------------
+
+    def drop(self, feed: Feed | str | None = None) -> int:
+        """Cut the feed's connections mid-response."""
+        return self.call(lambda sim: sim.drop(feed))
+
+    def reset(self, feed: Feed | str | None = None) -> int:
+        """Abort the feed's connections with a TCP RST."""
+        return self.call(lambda sim: sim.reset(feed))
+
+    def close(self, feed: Feed | str | None = None) -> int:
+        """End the feed's streams cleanly."""
+        return self.call(lambda sim: sim.close(feed))
+
+    def stall(self, feed: Feed | str | None = None, seconds: float | None = None) -> None:
+        """Send nothing on the feed, heartbeats included, for `seconds` or until `resume`."""
+        self.call(lambda sim: sim.stall(feed, seconds))
+
+    def resume(self, feed: Feed | str | None = None) -> None:
+        """End a stall."""
+        self.call(lambda sim: sim.resume(feed))
+
+    def send_malformed(self, feed: Feed | str = Feed.TICKETS) -> int:
+        """Send an event with invalid JSON."""
+        return self.call(lambda sim: sim.send_malformed(feed))
+
+    def send_unknown(self, feed: Feed | str = Feed.TICKETS) -> int:
+        """Send an event of an unknown kind."""
+        return self.call(lambda sim: sim.send_unknown(feed))
+
+    def send_huge(self, feed: Feed | str = Feed.TICKETS, size: int = 2 * 1024 * 1024) -> int:
+        """Send a valid event padded to about `size` bytes."""
+        return self.call(lambda sim: sim.send_huge(feed, size))
+
+    def fail_next(self, count: int = 1, status: int = 503, target: FailTarget = "all") -> None:
+        """Answer the next `count` requests with HTTP `status`."""
+        self.call(lambda sim: sim.fail_next(count, status, target))
+
+    def issue_key(self) -> str:
+        """A fresh valid API key."""
+        return self.call(lambda sim: sim.issue_key())
+
+    def rotate_keys(self, grace: float | None = None) -> int:
+        """Rotate keys; old ones stay valid for `grace` seconds."""
+        return self.call(lambda sim: sim.rotate_keys(grace))
+
+    def revoke_keys(self) -> int:
+        """Refuse every key handed out so far."""
+        return self.call(lambda sim: sim.revoke_keys())
+
+    def set_hostile(self, on: bool = True) -> None:
+        """Hostile names and labels from now on."""
+        self.call(lambda sim: sim.set_hostile(on))
+
+    def burst(self, rate: float, duration: float | None = None, count: int | None = None) -> None:
+        """Emit ticket events at `rate` per second (returns at once)."""
+        self.call(lambda sim: sim.burst(rate, duration, count))
+
+    def stop_burst(self) -> None:
+        """Stop a running burst."""
+        self.call(lambda sim: sim.stop_burst())
+
+    def wait_burst(self, timeout: float = 120) -> int:
+        """Wait for the burst to end; returns the ticket events it made."""
+        sim = self.simulator
+        assert self._loop is not None
+        return asyncio.run_coroutine_threadsafe(sim.wait_burst(), self._loop).result(timeout)
+
+    def truth(self) -> dict[str, Any]:
+        """Current tickets, queue states and counters by id, as REST gives them now."""
+        return self.call(lambda sim: sim.truth())
+
+    def status(self) -> dict[str, Any]:
+        """What the simulator is doing."""
+        return self.call(lambda sim: sim.status())
+
+    def write_credentials(self, directory: Path | str) -> Path:
+        """Write the service-account JSON (0600) into `directory`."""
+        return self.call(lambda sim: sim.write_credentials(directory))
+
+    def write_config(
+        self,
+        directory: Path | str,
+        *,
+        url: str | None = None,
+        api_key: str | None = None,
+        locales: list[str] | tuple[str, ...] | None = None,
+        **sections: Mapping[str, Any],
+    ) -> Path:
+        """Write a ready `config.toml` (and credentials) into `directory`; see Simulator."""
+        return self.call(
+            lambda sim: sim.write_config(
+                directory, url=url, api_key=api_key, locales=locales, **sections
+            )
+        )
