@@ -526,3 +526,37 @@ def test_kiosk_chain_passes_ready_and_watchdog_from_the_app(tmp_path: Path) -> N
                 log.close()
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+# --------------------------------------------------------------------------------------------
+# The dedicated user
+
+
+SYSUSERS = UNIT_DIR / "lobby-display.sysusers.conf"
+
+
+def test_sysusers_creates_the_user_and_groups_the_units_need(tmp_path: Path) -> None:
+    if shutil.which("systemd-sysusers") is None:
+        missing("systemd-sysusers is missing (Debian package systemd)")
+    (tmp_path / "etc").mkdir()
+    result = subprocess.run(
+        ["systemd-sysusers", f"--root={tmp_path}", str(SYSUSERS)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    users = {
+        line.split(":")[0]: line.split(":")
+        for line in (tmp_path / "etc/passwd").read_text().splitlines()
+    }
+    members = {
+        line.split(":")[0]: line.split(":")[3].split(",")
+        for line in (tmp_path / "etc/group").read_text().splitlines()
+    }
+    for unit_path in UNITS:
+        unit = parse_unit(unit_path)
+        user = one(unit, "Service", "User")
+        assert users[user][6] == "/usr/sbin/nologin"
+        for group in " ".join(unit["Service"].get("SupplementaryGroups", [])).split():
+            assert user in members[group], f"{user} is not in {group}"
