@@ -359,7 +359,8 @@ def setup_logging(
 ) -> logging.Handler:
     """Send the program's logs somewhere other than the screen, with secrets masked.
 
-    In order: the configured `log.file`; standard error when it is the journal's stream (the
+    In order: the configured `log.file` (if it cannot be opened, the next choice, with a
+    warning); standard error when it is the journal's stream (the
     `$JOURNAL_STREAM` check, no timestamps, `<N>` priority prefixes); the journal's own socket
     when standard error is a terminal (under the kiosk and console units, and Textual draws on
     standard error); standard error when it is neither (a pipe, a file); else `lobby-display.log`
@@ -367,7 +368,17 @@ def setup_logging(
     """
     env = os.environ if environ is None else environ
     stream = sys.stderr if stderr is None else stderr
-    handler = _choose_handler(settings, env, stream, journal_socket)
+    unusable = ""
+    handler: logging.Handler | None = None
+    if settings.log.file is not None:
+        try:
+            handler = _QuietFileHandler(settings.log.file)
+            handler.setFormatter(logging.Formatter(_TIMESTAMPED))
+        except OSError as error:
+            # Under ProtectSystem=strict most paths are read-only: log elsewhere, still start.
+            unusable = f"cannot write the log file {settings.log.file} ({error.strerror or error})"
+    if handler is None:
+        handler = _choose_handler(settings, env, stream, journal_socket)
     setattr(handler, _OURS, True)
     handler.addFilter(RedactingFilter())
     root = logging.getLogger()
@@ -380,7 +391,19 @@ def setup_logging(
         logging.getLogger(name).setLevel(logging.WARNING)
     # A warning printed by the warnings module would land on the screen.
     logging.captureWarnings(True)
+    if unusable:
+        log.warning("%s; logging to %s instead", unusable, _describe_handler(handler))
     return handler
+
+
+def _describe_handler(handler: logging.Handler) -> str:
+    if isinstance(handler, JournalHandler):
+        return "the journal"
+    if isinstance(handler, logging.FileHandler):
+        return handler.baseFilename
+    if isinstance(handler, logging.StreamHandler):
+        return "standard error"
+    return "nowhere"
 
 
 _TIMESTAMPED: Final = "%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -390,10 +413,6 @@ def _choose_handler(
     settings: Settings, env: Mapping[str, str], stream: TextIO, journal_socket: str
 ) -> logging.Handler:
     handler: logging.Handler
-    if settings.log.file is not None:
-        handler = _QuietFileHandler(settings.log.file)
-        handler.setFormatter(logging.Formatter(_TIMESTAMPED))
-        return handler
     is_tty = _stream_isatty(stream)
     if not is_tty and _is_journal_stream(stream, env):
         handler = _QuietStreamHandler(stream)

@@ -482,3 +482,15 @@ def test_changed_keys_names_a_new_api_key_without_showing_it(
     assert changed_keys(current, fresh) == ["service.api_key"]
     assert "another-secret-key-987654" not in caplog.text
     assert API_KEY not in caplog.text
+
+
+def test_an_unwritable_log_file_falls_back_and_says_so(tmp_path: Path) -> None:
+    """Under ProtectSystem=strict /var/log is read-only: the screen must still start."""
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("")
+    stream = io.StringIO()
+    setup_logging(_settings(tmp_path, file=str(blocker / "display.log")), environ={}, stderr=stream)
+    logging.getLogger("lobby_display.app").warning("still logging")
+    text = stream.getvalue()
+    assert "cannot write the log file" in text
+    assert "still logging" in text
