@@ -228,6 +228,7 @@ class Place:
         self._dirty_states: set[str] = set()
         self._dirty_counters: set[str] = set()
         self._burst_called: deque[str] = deque()
+        self._day: tuple[float, float] | None = None
 
         self.company_id = self._new_id()
         self.place_id = self._new_id()
@@ -336,8 +337,13 @@ class Place:
 
     def day_bounds(self) -> tuple[float, float]:
         """Elapsed seconds of today's local midnight and of tomorrow's."""
+        cached = self._day
+        if cached is not None and cached[0] <= self.elapsed < cached[1]:
+            return cached
         today = self.now.date()
-        return self._local(today, time(0, 0)), self._local(today + timedelta(days=1), time(0, 0))
+        bounds = self._local(today, time(0, 0)), self._local(today + timedelta(days=1), time(0, 0))
+        self._day = bounds
+        return bounds
 
     # --- faults that change the place --------------------------------------------------------
 

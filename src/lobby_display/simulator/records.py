@@ -36,6 +36,35 @@ class Records:
 
     def __init__(self, place: Place) -> None:
         self.place = place
+        self._epoch = place.t0.timestamp()
+        # Formatting date-times is most of the cost of a record: each second is formatted once.
+        self._service_cache: dict[int, str] = {}
+        self._iso_cache: dict[int, str] = {}
+
+    def service_moment(self, elapsed: float) -> str:
+        """The service's date-time shape for the second at `elapsed`, in the place's zone."""
+        second = math.floor(self._epoch + elapsed)
+        text = self._service_cache.get(second)
+        if text is None:
+            if len(self._service_cache) > 200_000:
+                self._service_cache.clear()
+            moment = datetime.fromtimestamp(second, tz=UTC).astimezone(self.place.tz)
+            text = self._service_cache[second] = service_datetime(moment)
+        return text
+
+    def iso_moment(self, timestamp: float) -> str:
+        """ISO-8601 in UTC with milliseconds and Z, for `timestamp` seconds since the epoch."""
+        millis = math.floor(timestamp * 1000)
+        text = self._iso_cache.get(millis)
+        if text is None:
+            if len(self._iso_cache) > 200_000:
+                self._iso_cache.clear()
+            text = self._iso_cache[millis] = iso_z(datetime.fromtimestamp(millis / 1000, tz=UTC))
+        return text
+
+    def iso_elapsed(self, elapsed: float) -> str:
+        """`iso_moment` of the place's time at `elapsed`."""
+        return self.iso_moment(self._epoch + elapsed)
 
     # --- helpers -----------------------------------------------------------------------------
 
@@ -58,7 +87,7 @@ class Records:
         """A date-time in the service's shape, in the place's time zone (None stays None)."""
         if elapsed is None:
             return None
-        return service_datetime(self.place.at(elapsed))
+        return self.service_moment(elapsed)
 
     def _position(self) -> dict[str, float]:
         return dict(names.PLACE_POSITION)
@@ -189,7 +218,7 @@ class Records:
                 "id": kind.type_id,
                 "name": self.name(kind.names, queue.index + kind.index, lang),
             },
-            "state": ticket.state,
+            "state": int(ticket.state),
             "isAnAppointment": ticket.appointment,
             "groupSize": ticket.group_size,
             "duration": ticket.duration,
@@ -241,7 +270,7 @@ class Records:
         full_for_day = full or full_today
         tickets, people = place.waiting_totals(queue)
         day = [
-            {"startTime": iso_z(place.at(begin)), "endTime": iso_z(place.at(end))}
+            {"startTime": self.iso_elapsed(begin), "endTime": self.iso_elapsed(end)}
             for begin, end in queue.slots
             if begin < midnight and end > start_of_day
         ]
@@ -266,7 +295,10 @@ class Records:
             "allFirstAvailabilities": availabilities,
             "dayQueueTimeslot": day,
             "nextQueueTimeslot": (
-                {"startTime": iso_z(place.at(upcoming[0])), "endTime": iso_z(place.at(upcoming[1]))}
+                {
+                    "startTime": self.iso_elapsed(upcoming[0]),
+                    "endTime": self.iso_elapsed(upcoming[1]),
+                }
                 if upcoming
                 else None
             ),
@@ -297,7 +329,7 @@ class Records:
                     free = tomorrow
                 else:
                     full_today = False
-                free = math.ceil(place.t0.timestamp() / grain + free / grain) * grain
-                by_size[str(size)] = iso_z(datetime.fromtimestamp(free, tz=UTC))
+                free = math.ceil((self._epoch + free) / grain) * grain
+                by_size[str(size)] = self.iso_moment(free)
             result[kind.type_id] = by_size
         return result, full_today

@@ -449,11 +449,16 @@ class Simulator:
     # --- what is true now --------------------------------------------------------------------
 
     def truth(self) -> dict[str, Any]:
-        """Current tickets, queue states and counters by id, as the REST routes give them now."""
+        """Current tickets, queue states and counters by id, as the REST routes give them now.
+
+        `eventIds` holds each feed's last event id: a client that has applied every event up
+        to those ids should show exactly this.
+        """
         place = self.place
         tickets = place.current_tickets()
         return {
             "at": iso_z(place.now),
+            "eventIds": {feed.value: self.hub.last_id[feed] for feed in Feed},
             "tickets": dict(
                 zip(
                     (ticket.ticket_id for ticket in tickets),
