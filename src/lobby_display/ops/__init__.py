@@ -1,0 +1,8 @@
+"""The operations commands: `check` (is everything in place?), `discover` (which ids?) and
+`screenshot` (what does the screen show?), for installers and remote support."""
+
+from __future__ import annotations
+
+from lobby_display.ops.check import check
+
+__all__ = ["check"]
