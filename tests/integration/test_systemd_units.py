@@ -388,7 +388,10 @@ PROBE = textwrap.dedent(
     async def main():
         notifier = Notifier()
         stop = asyncio.Event()
-        install_signal_handlers(asyncio.get_running_loop(), stop.set)
+        def reload():
+            notifier.reloading()
+            notifier.ready()
+        install_signal_handlers(asyncio.get_running_loop(), stop.set, reload)
         report = {
             "pid": os.getpid(),
             "term": os.environ.get("TERM"),
@@ -449,7 +452,7 @@ def _receive(server: socket.socket) -> str:
         return ""
 
 
-def test_kiosk_chain_passes_ready_and_watchdog_from_the_app(tmp_path: Path) -> None:
+def test_kiosk_chain_passes_ready_watchdog_and_reload_to_the_app(tmp_path: Path) -> None:
     for program in ("/usr/bin/cage", "/usr/bin/foot"):
         if not os.access(program, os.X_OK):
             missing(f"{program} not installed (Debian packages cage, foot, xwayland)")
@@ -484,6 +487,7 @@ def test_kiosk_chain_passes_ready_and_watchdog_from_the_app(tmp_path: Path) -> N
             HOME=str(runtime),
             XDG_RUNTIME_DIR=str(runtime),
             PYTHONPATH=pythonpath,
+            RUNTIME_DIRECTORY=str(runtime),
             # What systemd would set (WATCHDOG_PID names cage, the main process) ...
             NOTIFY_SOCKET=str(work / "notify"),
             WATCHDOG_USEC="30000000",
@@ -513,6 +517,13 @@ def test_kiosk_chain_passes_ready_and_watchdog_from_the_app(tmp_path: Path) -> N
                 assert report["period"] == 15.0
                 # The app's standard error is foot's terminal: logs must never go there.
                 assert report["stderr_is_a_terminal"] is True
+
+                # `systemctl reload`: the unit's ExecReload= line reaches the app, not cage.
+                reload = shlex.split(one(unit, "Service", "ExecReload").replace("$$", "$"))
+                subprocess.run(reload, env={"RUNTIME_DIRECTORY": str(runtime)}, check=True)
+                assert _receive(server).startswith("RELOADING=1\nMONOTONIC_USEC=")
+                assert _receive(server) == "READY=1"
+                assert chain.poll() is None
 
                 # The app ends (as on SIGTERM from `systemctl stop`): foot and cage follow, so
                 # systemd sees the unit end and restarts it.
