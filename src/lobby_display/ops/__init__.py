@@ -4,5 +4,6 @@
 from __future__ import annotations
 
 from lobby_display.ops.check import check
+from lobby_display.ops.discover import discover
 
-__all__ = ["check"]
+__all__ = ["check", "discover"]
