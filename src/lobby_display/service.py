@@ -18,7 +18,7 @@ Nothing here imports Textual: the app calls these functions. How to wire them (t
    event loop: if that loop hangs, the pings stop and systemd restarts the unit.
 3. Whenever a feed's health changes: `self.notifier.status(status_text(health))`; the line shows
    in `systemctl status`.
-4. `reload_config` (the SIGHUP handler, `systemctl reload`)::
+4. The app's SIGHUP handler (`systemctl reload`), the `on_reload` given above::
 
        self.notifier.reloading()
        settings, error = reload_config(self.settings.source, self.settings)
@@ -359,12 +359,12 @@ def setup_logging(
 ) -> logging.Handler:
     """Send the program's logs somewhere other than the screen, with secrets masked.
 
-    In order: the configured `log.file` (if it cannot be opened, the next choice, with a
-    warning); standard error when it is the journal's stream (the
-    `$JOURNAL_STREAM` check, no timestamps, `<N>` priority prefixes); the journal's own socket
-    when standard error is a terminal (under the kiosk and console units, and Textual draws on
-    standard error); standard error when it is neither (a pipe, a file); else `lobby-display.log`
-    in the state directory. Replaces the handler of an earlier call; returns the new one.
+    In order: the configured `log.file` (if it cannot be opened: the next choice, with a
+    warning); standard error when it is the journal's stream (the `$JOURNAL_STREAM` check; no
+    timestamps, `<N>` priority prefixes); the journal's own socket when standard error is a
+    terminal (under both units, where Textual draws on standard error); standard error when it
+    is neither (a pipe, a file); else `lobby-display.log` in the state directory. Replaces the
+    handler of an earlier call; returns the new one.
     """
     env = os.environ if environ is None else environ
     stream = sys.stderr if stderr is None else stderr
