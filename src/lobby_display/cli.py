@@ -44,6 +44,13 @@ def build_parser() -> argparse.ArgumentParser:
         "check", help="validate config and credentials, reach the service, print a report"
     )
     check.add_argument("--config", type=Path, required=True)
+    check.add_argument(
+        "--feed-timeout",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="how long each feed has to send its first message (default 10)",
+    )
 
     discover = commands.add_parser(
         "discover", help="list the place's queues, counters and endpoints with their ids"
@@ -77,7 +84,25 @@ def build_parser() -> argparse.ArgumentParser:
     )
     screenshot.add_argument("--config", type=Path, required=True)
     screenshot.add_argument("--output", type=Path, required=True, help="FILE.svg or FILE.png")
+    screenshot.add_argument(
+        "--size",
+        type=_size,
+        default=(160, 45),
+        metavar="WxH",
+        help="columns x lines when no display runs and the screen is rendered here (160x45)",
+    )
     return parser
+
+
+def _size(text: str) -> tuple[int, int]:
+    """`--size WxH`: columns and lines."""
+    width, _, height = text.lower().partition("x")
+    if not (width.isdigit() and height.isdigit()):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size like 160x45 (columns x lines)")
+    columns, lines = int(width), int(height)
+    if not (20 <= columns <= 1000 and 5 <= lines <= 500):
+        raise argparse.ArgumentTypeError(f"{text!r}: give 20 to 1000 columns and 5 to 500 lines")
+    return columns, lines
 
 
 def _load(path: Path) -> Settings:
@@ -122,7 +147,7 @@ def _dispatch(args: argparse.Namespace) -> int:
             return _missing("check", "the operations commands")
         from lobby_display.ops import check
 
-        return check(settings)
+        return check(settings, feed_timeout=args.feed_timeout)
     if command == "discover":
         if not _built("lobby_display.ops"):
             return _missing("discover", "the operations commands")
@@ -134,7 +159,7 @@ def _dispatch(args: argparse.Namespace) -> int:
             return _missing("screenshot", "the operations commands")
         from lobby_display.ops import screenshot
 
-        return screenshot(settings, args.output)
+        return screenshot(settings, args.output, size=args.size)
     raise AssertionError(f"unhandled command {command}")
 
 

@@ -5,5 +5,6 @@ from __future__ import annotations
 
 from lobby_display.ops.check import check
 from lobby_display.ops.discover import discover
+from lobby_display.ops.screenshot import export_screen, screenshot, screenshot_signal_path
 
-__all__ = ["check", "discover"]
+__all__ = ["check", "discover", "export_screen", "screenshot", "screenshot_signal_path"]

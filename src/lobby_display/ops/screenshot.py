@@ -1,0 +1,360 @@
+"""`lobby-display screenshot`: what the screen shows now, as SVG or PNG, for remote support.
+
+When a display runs (its PID is in `app.pid` in its runtime directory) and handles SIGUSR1, it
+is asked for its own screen: it writes `screenshot.svg` next to its PID file (`export_screen`,
+called by its SIGUSR1 handler) and the command copies it. Otherwise the screen is rendered
+headless: the board saved in the state directory, brought up to date by the live feeds for a
+few seconds (until every feed is live), at the size asked for.
+
+Why next to the PID file rather than in the state directory: the command is run from a shell
+(or `systemd-run`) whose state directory need not be the unit's, while the PID file's
+directory is the one place both sides already agree on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from lobby_display.auth import CredentialsError
+from lobby_display.board import BoardSettings
+from lobby_display.client import DisplayClient
+from lobby_display.config import Settings
+from lobby_display.feeds import Feeds, load_reference
+from lobby_display.files import write_atomically
+from lobby_display.ops.common import client_for, quiet_logs
+from lobby_display.service import PID_FILE_NAME
+from lobby_display.state import BoardStore
+from lobby_display.updates import Feed, FeedHealth, FeedStatus, Update
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+#: Name of the file a running display writes when it gets SIGUSR1.
+SCREENSHOT_NAME: Final = "screenshot.svg"
+#: Where the systemd units keep their runtime directories (`RuntimeDirectory=lobby-display/%i`,
+#: the instance being the config file's name without `.toml`).
+UNIT_RUNTIME_ROOT: Final = Path("/run/lobby-display")
+#: Terminal size of a headless rendering, in cells (a 1080p TV in foot shows about this).
+DEFAULT_SIZE: Final = (160, 45)
+#: Seconds a running display has to write its screenshot.
+SIGNAL_WAIT_SECONDS: Final = 5.0
+#: Seconds a headless rendering waits for the feeds to be live.
+HEADLESS_WAIT_SECONDS: Final = 10.0
+#: Output formats, by file suffix.
+FORMATS: Final = (".svg", ".png")
+
+
+# --- the display's side ----------------------------------------------------------------------
+
+
+def export_screen(app: App[Any], path: Path) -> None:
+    """Write what `app` shows now to `path` as SVG, atomically (the SIGUSR1 handler's work).
+
+    Call it on the app's event loop (`loop.add_signal_handler(signal.SIGUSR1, ...)`). A failure
+    to write raises OSError; the handler should log it and carry on.
+    """
+    write_atomically(path, app.export_screenshot(), mode=0o640)
+
+
+def screenshot_signal_path(settings: Settings, environ: Mapping[str, str] | None = None) -> Path:
+    """Where a running display writes its screenshot on SIGUSR1.
+
+    Under systemd, next to its PID file in `$RUNTIME_DIRECTORY`; elsewhere (no PID file, so no
+    command will ask) in the state directory, for whoever sends the signal by hand.
+    """
+    env = os.environ if environ is None else environ
+    runtime = env.get("RUNTIME_DIRECTORY", "").split(":", 1)[0]
+    if runtime:
+        return Path(runtime) / SCREENSHOT_NAME
+    return settings.state_directory(env) / SCREENSHOT_NAME
+
+
+# --- the command -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RunningDisplay:
+    """A display process found through its PID file."""
+
+    pid: int
+    directory: Path
+
+    @property
+    def screenshot(self) -> Path:
+        """The file it writes on SIGUSR1."""
+        return self.directory / SCREENSHOT_NAME
+
+
+def screenshot(
+    settings: Settings,
+    output: Path,
+    *,
+    size: tuple[int, int] = DEFAULT_SIZE,
+    environ: Mapping[str, str] | None = None,
+    signal_wait: float = SIGNAL_WAIT_SECONDS,
+    headless_wait: float = HEADLESS_WAIT_SECONDS,
+) -> int:
+    """Save the screen to `output` (.svg or .png). Returns 0 when saved, 1 when not, 2 for a
+    file name that is neither."""
+    env = os.environ if environ is None else environ
+    suffix = output.suffix.lower()
+    if suffix not in FORMATS:
+        _say(f"--output must end in .svg or .png, not {output.name!r}")
+        return 2
+    if suffix == ".png" and shutil.which("rsvg-convert") is None:
+        _say(
+            "PNG needs rsvg-convert, which is missing: apt-get install librsvg2-bin "
+            "(or ask for FILE.svg)"
+        )
+        return 1
+    svg: str | None = None
+    origin = ""
+    running = find_running_display(settings, env)
+    if running is not None:
+        svg = ask_running_display(running, signal_wait)
+        origin = f"the running display (PID {running.pid})"
+    if svg is None:
+        with quiet_logs(), _without_runtime_directory():
+            svg, origin = asyncio.run(render_headless(settings, size, headless_wait))
+    try:
+        save(svg, output)
+    except (OSError, subprocess.SubprocessError) as error:
+        _say(f"cannot write {output}: {error}")
+        return 1
+    print(f"lobby-display screenshot: wrote {output}, from {origin}")
+    return 0
+
+
+def find_running_display(
+    settings: Settings, environ: Mapping[str, str] | None = None
+) -> RunningDisplay | None:
+    """The display of this config that is running now and can take a screenshot, if any.
+
+    Its PID file is looked for in `$RUNTIME_DIRECTORY`, then in the runtime directory the
+    units give the instance named like the config file (`/run/lobby-display/hall/` for
+    `hall.toml`). The process must still be a lobby-display and catch SIGUSR1: a process that
+    does not (an older version, or a PID reused by another program) would be killed by it.
+    """
+    env = os.environ if environ is None else environ
+    directories = [Path(part) for part in env.get("RUNTIME_DIRECTORY", "").split(":") if part]
+    if settings.source is not None:
+        directories.append(UNIT_RUNTIME_ROOT / settings.source.stem)
+    for directory in directories:
+        try:
+            pid = int((directory / PID_FILE_NAME).read_text(encoding="ascii").strip())
+        except (OSError, ValueError, UnicodeDecodeError):
+            continue
+        if pid <= 1 or pid == os.getpid():
+            continue
+        if not _is_lobby_display(pid):
+            continue
+        if not catches_signal(pid, signal.SIGUSR1):
+            _say(
+                f"the display (PID {pid}) does not take screenshots on request (an older "
+                "version?): rendering one here instead"
+            )
+            continue
+        return RunningDisplay(pid, directory)
+    return None
+
+
+def ask_running_display(display: RunningDisplay, wait: float) -> str | None:
+    """Send SIGUSR1 and wait (at most `wait` s) for a new screenshot; None when none came."""
+    target = display.screenshot
+    before = _identity(target)
+    try:
+        os.kill(display.pid, signal.SIGUSR1)
+    except ProcessLookupError:
+        return None
+    except PermissionError:
+        _say(
+            f"cannot signal the display (PID {display.pid}): run as its user (lobby-display) "
+            "or root; rendering one here instead"
+        )
+        return None
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        now = _identity(target)
+        if now is not None and now != before:
+            with contextlib.suppress(OSError, UnicodeDecodeError):
+                return target.read_text(encoding="utf-8")
+        time.sleep(0.05)
+    _say(
+        f"the display (PID {display.pid}) wrote no screenshot in {wait:g} s (see its log); "
+        "rendering one here instead"
+    )
+    return None
+
+
+async def render_headless(
+    settings: Settings, size: tuple[int, int], wait: float
+) -> tuple[str, str]:
+    """Render the screen here: the saved board, then the live feeds for up to `wait` seconds.
+
+    Returns the SVG and a few words on what it shows.
+    """
+    from lobby_display.app import LobbyApp
+
+    now = datetime.now(UTC)
+    board = BoardStore(settings.state_directory(), settings.place.id).load(
+        BoardSettings.from_settings(settings), now
+    )
+    saved = "the saved board" if board is not None else "no saved board"
+    watch = LiveWatch()
+    try:
+        client = client_for(settings)
+    except CredentialsError as error:
+        _say(f"credentials: {error}; showing {saved} only")
+        client = None
+    source = feeds_source(settings, client, watch.see) if client is not None else None
+    app = LobbyApp(settings, source, board=board)
+    try:
+        async with app.run_test(headless=True, size=size) as pilot:
+            if source is not None:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(watch.all_live.wait(), wait)
+            await pilot.pause()
+            await pilot.pause()
+            svg = app.export_screenshot()
+    finally:
+        if client is not None:
+            await client.aclose()
+    if client is None:
+        origin = f"{saved}, rendered here (no credentials)"
+    elif watch.all_live.is_set():
+        origin = "the live feeds, rendered here"
+    else:
+        late = ", ".join(sorted(feed.value for feed in Feed if feed not in watch.live))
+        origin = (
+            f"{saved} and the feeds that were live in {wait:g} s, rendered here ({late}: not live)"
+        )
+    return svg, origin
+
+
+def feeds_source(
+    settings: Settings, client: DisplayClient, see: Callable[[Update], None]
+) -> Callable[[Callable[[Update], None]], Awaitable[None]]:
+    """The app's source: the three feeds of the place, every update also shown to `see`."""
+    place_id = settings.place.id
+    langs = list(settings.display.locales)
+
+    async def source(emit: Callable[[Update], None]) -> None:
+        def both(update: Update) -> None:
+            see(update)
+            emit(update)
+
+        feeds = Feeds(
+            client,
+            lambda: load_reference(client, place_id, langs),
+            both,
+            queue_ids=settings.place.queues,
+            counter_ids=settings.place.counters,
+            langs=langs,
+            refresh_every=settings.service.reference_refresh_minutes * 60,
+        )
+        await feeds.run()
+
+    return source
+
+
+class LiveWatch:
+    """Follows the feeds' health; `all_live` is set once every feed is live at the same time."""
+
+    def __init__(self) -> None:
+        self.live: set[Feed] = set()
+        self.all_live = asyncio.Event()
+
+    def see(self, update: Update) -> None:
+        """Take note of one update."""
+        if not isinstance(update, FeedHealth):
+            return
+        if update.status is FeedStatus.LIVE:
+            self.live.add(update.feed)
+        else:
+            self.live.discard(update.feed)
+        if self.live == set(Feed):
+            self.all_live.set()
+
+
+def save(svg: str, output: Path) -> None:
+    """Write `svg` to `output`, converted to PNG by rsvg-convert when the name ends in .png."""
+    output.parent.mkdir(parents=True, exist_ok=True)
+    if output.suffix.lower() != ".png":
+        output.write_text(svg, encoding="utf-8")
+        return
+    converter = shutil.which("rsvg-convert")
+    if converter is None:
+        raise OSError("rsvg-convert is missing (apt-get install librsvg2-bin)")
+    with tempfile.TemporaryDirectory(prefix="lobby-display-screenshot-") as scratch:
+        source = Path(scratch) / SCREENSHOT_NAME
+        source.write_text(svg, encoding="utf-8")
+        done = subprocess.run(  # noqa: S603 - a fixed program, our own file names
+            [converter, "--format", "png", "--output", str(output), str(source)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    if done.returncode != 0:
+        raise OSError(f"rsvg-convert failed: {done.stderr.strip()[:300]}")
+
+
+def catches_signal(pid: int, number: int) -> bool:
+    """True when process `pid` has a handler for signal `number` (its `SigCgt` mask says so)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return False
+    for line in status.splitlines():
+        if line.startswith("SigCgt:"):
+            try:
+                mask = int(line.split(":", 1)[1].strip(), 16)
+            except ValueError:
+                return False
+            return bool(mask >> (number - 1) & 1)
+    return False
+
+
+def _is_lobby_display(pid: int) -> bool:
+    try:
+        command = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+    return b"lobby-display" in command or b"lobby_display" in command
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return info.st_ino, info.st_mtime_ns
+
+
+@contextlib.contextmanager
+def _without_runtime_directory() -> Iterator[None]:
+    """The headless screen must not take over a running display's PID file (the app writes
+    one in `$RUNTIME_DIRECTORY` when it starts)."""
+    saved = os.environ.pop("RUNTIME_DIRECTORY", None)
+    try:
+        yield
+    finally:
+        if saved is not None:
+            os.environ["RUNTIME_DIRECTORY"] = saved
+
+
+def _say(message: str) -> None:
+    print(f"lobby-display screenshot: {message}", file=sys.stderr)
