@@ -208,6 +208,13 @@ class FeedHub:
                     ],
                 }
             )
+            # A stalled feed sends nothing at all, its first message included: a connection
+            # made during a stall waits (headers sent) until the stall ends.
+            while self._stalled[feed] and not subscriber.gone and subscriber.command is None:
+                subscriber.wake.clear()
+                await subscriber.wake.wait()
+            if subscriber.gone:
+                return
             opening = b""
             if self.retry_ms is not None:
                 opening = b"retry: " + str(self.retry_ms).encode() + b"\n"
