@@ -81,6 +81,9 @@ NO_QUEUES: Final = N_("No queues to show")
 TICKETS: Final = NP_("{n} ticket", "{n} tickets")
 # TRANSLATORS: a number of people waiting (a ticket can be for a group); {n} is the number.
 PEOPLE: Final = NP_("{n} person", "{n} people")
+# TRANSLATORS: a first free slot that holds a smaller group than the screen is set for; {when}
+# is "in 5 min", "14:00" or "Tue 09:00", {n} the number of people the slot holds.
+FOR_GROUP: Final = NP_("{when} for {n} person", "{when} for {n} people")
 
 # --- queue status (short: they fit in a table cell) ------------------------------------------
 

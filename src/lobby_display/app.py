@@ -1,0 +1,583 @@
+"""The Textual application: the kiosk screen that shows the board, fed by a source of updates.
+
+This module knows no HTTP. `LobbyApp` takes a *source*: an async function that runs forever and
+calls `emit(update)` for each update (in production the feeds, wired in `kiosk.py`; in tests a
+fake, or no source and a board filled beforehand). It applies every update to the board (the
+pure view model) and redraws only the parts of the screen whose data changed; a one-second tick
+keeps the clock, the locale rotation and the freshness of every part true with time alone.
+
+The kiosk never dies: the source runs as a worker that does not take the app down with it, and
+is started again after a growing delay when it fails or ends. No key does anything but the
+configured quit chord, the mouse is off, and every string from the network is drawn literally.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import math
+import os
+import threading
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, tzinfo
+from pathlib import Path
+from typing import Any, ClassVar, Final
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.theme import Theme
+
+from lobby_display import messages
+from lobby_display.board import Board, BoardSettings, Changes
+from lobby_display.config import DisplaySettings, Settings
+from lobby_display.i18n import LocaleRotation, LocaleText
+from lobby_display.models import LOCALES
+from lobby_display.service import install_signal_handlers, reload_config
+from lobby_display.updates import Call, FeedHealth, ReferenceData, Update
+from lobby_display.views import PART_FEED, Part
+from lobby_display.widgets.connecting import ConnectingNotice
+from lobby_display.widgets.counters import CountersPanel
+from lobby_display.widgets.header import HeaderBar
+from lobby_display.widgets.now_calling import NowCallingPanel
+from lobby_display.widgets.panel import Shown
+from lobby_display.widgets.queue_board import QueueBoard
+from lobby_display.widgets.recent_calls import RecentCallsPanel
+from lobby_display.widgets.status_line import StatusLine
+
+log = logging.getLogger(__name__)
+
+#: What the app runs to receive updates: `await source(emit)`, forever.
+Source = Callable[[Callable[[Update], None]], Awaitable[None]]
+
+#: The id of the quit binding, whose key is `display.quit_key`.
+QUIT_BINDING: Final = "lobby-display.quit"
+#: Screens at least this many cells wide put the calls beside the queues; narrower ones stack.
+WIDE_FROM: Final = 110
+#: Screens at least this many lines high get a roomier header.
+TALL_FROM: Final = 30
+#: A source that ran this long before failing is started again after the first delay.
+HEALTHY_RUN_SECONDS: Final = 60.0
+
+#: The screen's themes, by the name `display.theme` gives.
+THEMES: Final[Mapping[str, Theme]] = {
+    # Calm and legible from across a room: light text on a dark blue-grey, amber highlights.
+    "dark": Theme(
+        name="lobby-dark",
+        primary="#5AA9E6",
+        secondary="#8FB3D9",
+        accent="#FFD166",
+        warning="#FFB020",
+        error="#E5484D",
+        success="#5FD38D",
+        foreground="#F2F4F5",
+        background="#0E1419",
+        surface="#141C23",
+        panel="#1E2A35",
+        dark=True,
+    ),
+    # Pure black and white, yellow for what matters: for low vision and bright rooms.
+    "high-contrast": Theme(
+        name="lobby-high-contrast",
+        primary="#FFFFFF",
+        secondary="#FFFFFF",
+        accent="#FFFF00",
+        warning="#FFFF00",
+        error="#FF3030",
+        success="#00FF00",
+        foreground="#FFFFFF",
+        background="#000000",
+        surface="#000000",
+        panel="#000000",
+        dark=True,
+        text_alpha=1.0,
+    ),
+    # The 16 colours of the Linux text console (the VGA palette), so nothing is approximated.
+    "console": Theme(
+        name="lobby-console",
+        primary="#55FFFF",
+        secondary="#AAAAAA",
+        accent="#FFFF55",
+        warning="#FFFF55",
+        error="#AA0000",
+        success="#55FF55",
+        foreground="#FFFFFF",
+        background="#000000",
+        surface="#000000",
+        panel="#0000AA",
+        dark=True,
+        text_alpha=1.0,
+    ),
+}
+
+
+def utc_now() -> datetime:
+    """The current moment, timezone-aware (the app's default clock)."""
+    return datetime.now(UTC)
+
+
+def machine_timezone() -> tzinfo:
+    """The machine's time zone: `$TZ`, else `/etc/timezone`, else `/etc/localtime`'s link."""
+    names = [os.environ.get("TZ", "").lstrip(":")]
+    with contextlib.suppress(OSError):
+        names.append(Path("/etc/timezone").read_text(encoding="utf-8").strip())
+    try:
+        target = os.readlink("/etc/localtime")
+        if "zoneinfo/" in target:
+            names.append(target.split("zoneinfo/", 1)[1])
+    except OSError:
+        pass
+    for name in names:
+        if name:
+            try:
+                return ZoneInfo(name)
+            except (ZoneInfoNotFoundError, ValueError):
+                continue
+    local = datetime.now().astimezone().tzinfo
+    return local if local is not None else UTC
+
+
+def locale_of_language(language: str) -> str:
+    """The screen locale a place's language names ("fr", "fr-FR" -> "fr_FR"; "" if none)."""
+    code = language.strip().replace("-", "_")
+    if code in LOCALES:
+        return code
+    prefix = code.split("_", 1)[0].lower()
+    return next((locale for locale in LOCALES if prefix and locale.startswith(prefix + "_")), "")
+
+
+@dataclass(frozen=True, slots=True)
+class AppHooks:
+    """What the rest of the program wants to hear from the screen (every hook optional).
+
+    Hooks run on the UI's event loop and must return quickly; an exception in a hook is logged
+    and never reaches the screen.
+    """
+
+    ready: Callable[[], object] | None = None
+    """Once, when the first screen is drawn (systemd `READY=1`: before any network data)."""
+    tick: Callable[[LobbyApp], object] | None = None
+    """Every second, from the UI's event loop (systemd `WATCHDOG=1`, saving the board)."""
+    calls: Callable[[list[Call]], object] | None = None
+    """New calls and recalls to announce, in the order they happened."""
+    health: Callable[[Board, datetime], object] | None = None
+    """A feed's health changed (systemd `STATUS=`)."""
+    reloaded: Callable[[Settings], object] | None = None
+    """New settings were applied (after SIGHUP): for the parts outside the screen (sound)."""
+
+
+@dataclass(slots=True)
+class _Dirty:
+    """The parts of the screen to redraw at the next flush."""
+
+    header: bool = False
+    calls: bool = False
+    queues: bool = False
+    counters: bool = False
+    status: bool = False
+
+    def everything(self) -> None:
+        self.header = self.calls = self.queues = self.counters = self.status = True
+
+    def add(self, changes: Changes) -> None:
+        if changes.calls or changes.new_calls:
+            self.calls = True
+        if changes.queues or changes.layout:
+            self.queues = True
+        if changes.counters or changes.layout:
+            self.counters = True
+        if changes.reference:
+            self.everything()
+        if changes.health:
+            self.status = True
+            for part, feed in PART_FEED.items():
+                if feed in changes.health:
+                    self._part(part)
+
+    def _part(self, part: Part) -> None:
+        if part is Part.CALLS:
+            self.calls = True
+        elif part is Part.QUEUES:
+            self.queues = True
+        else:
+            self.counters = True
+
+    def __bool__(self) -> bool:
+        return self.header or self.calls or self.queues or self.counters or self.status
+
+
+def board_has_data(board: Board, now: datetime) -> bool:
+    """True when `board` has anything to show (names, rows, calls, or a restored state)."""
+    if board.place_names() or board.queues() or board.counters() or board.recent_calls():
+        return True
+    return any(view.restored for view in board.health(now).values())
+
+
+class LobbyApp(App[None], inherit_bindings=False):
+    """The queue board on a waiting-room TV.
+
+    `settings` are the screen's configuration; `source` feeds it updates (None: the board
+    stays as given); `hooks` tell the rest of the program what happens; `clock` gives the
+    moment (tests fix it); `board` is a board to start from (a restored one, a test's).
+    `banner` is shown at the right of the status line (the demo says it is one).
+    """
+
+    CSS_PATH = "app.tcss"
+    TITLE = "lobby-display"
+    ENABLE_COMMAND_PALETTE = False
+    # Textual's defaults (ctrl+q quits, ctrl+c explains how to quit) are not inherited: the only
+    # key that does anything is the configured quit chord (its key is set from the settings).
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+q", "quit", "Quit", show=False, priority=True, id=QUIT_BINDING),
+    ]
+    # Textual declares the breakpoints without ClassVar: a ClassVar here would not type-check.
+    HORIZONTAL_BREAKPOINTS = [  # noqa: RUF012
+        (0, "-narrow"),
+        (WIDE_FROM, "-wide"),
+    ]
+    VERTICAL_BREAKPOINTS = [  # noqa: RUF012
+        (0, "-short"),
+        (TALL_FROM, "-tall"),
+    ]
+
+    def __init__(
+        self,
+        settings: Settings,
+        source: Source | None = None,
+        *,
+        hooks: AppHooks | None = None,
+        clock: Callable[[], datetime] = utc_now,
+        board: Board | None = None,
+        banner: str = "",
+        restart_delays: tuple[float, float] = (1.0, 30.0),
+    ) -> None:
+        super().__init__()
+        self.settings = settings
+        self.hooks = hooks if hooks is not None else AppHooks()
+        self.banner = banner
+        self._source = source
+        self._clock = clock
+        self._restart_delays = restart_delays
+        now = clock()
+        self.board = (
+            board
+            if board is not None
+            else Board(BoardSettings.from_settings(settings), started_at=now)
+        )
+        self._has_data = board_has_data(self.board, now)
+        self._place_timezone = ""
+        self._place_locale = ""
+        self._rotation = LocaleRotation(["en_US"], 60)
+        self._texts: dict[str, LocaleText] = {}
+        self._quit_key = ""
+        self._locale = ""
+        self._minute: tuple[int, int, int, int, int] | None = None
+        self._page_slot = -1
+        self._next_change: datetime | None = None
+        self._dirty = _Dirty()
+        self._flush_scheduled = False
+        self._thread_id = threading.get_ident()
+        self._undo_signals: Callable[[], None] | None = None
+        self._ready_sent = False
+        self._mounted = False
+        for theme in THEMES.values():
+            self.register_theme(theme)
+        self._configure(settings.display)
+        # The parts of the screen, created here so the app can reach them without queries.
+        self.header = HeaderBar(id="header")
+        self.connecting = ConnectingNotice(id="connecting")
+        self.now_calling = NowCallingPanel(id="now-calling")
+        self.recent_calls = RecentCallsPanel(id="recent-calls")
+        self.queue_board = QueueBoard(id="queues")
+        self.counters = CountersPanel(id="counters")
+        self.status_line = StatusLine(id="status")
+
+    # --- the screen ----------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield self.header
+        yield self.connecting
+        with Horizontal(id="main"):
+            with Vertical(id="calls"):
+                yield self.now_calling
+                yield self.recent_calls
+            with Vertical(id="info"):
+                yield self.queue_board
+                yield self.counters
+        yield self.status_line
+
+    def on_mount(self) -> None:
+        self._mounted = True
+        self._install_signal_handlers()
+        self._mark_console()
+        self._dirty.everything()
+        self.tick()
+        self.set_interval(1.0, self.tick, name="tick")
+        if self._source is not None:
+            self._start_source(self._source)
+        self.call_after_refresh(self._announce_ready)
+
+    def on_unmount(self) -> None:
+        self._mounted = False
+        if self._undo_signals is not None:
+            self._undo_signals()
+            self._undo_signals = None
+
+    def run(  # type: ignore[override]
+        self,
+        *,
+        headless: bool = False,
+        size: tuple[int, int] | None = None,
+        mouse: bool = False,
+    ) -> None:
+        """Run the screen until it is asked to quit; without the mouse unless told otherwise."""
+        super().run(headless=headless, size=size, mouse=mouse)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The quit binding does nothing when no quit chord is configured."""
+        if action == "quit":
+            return bool(self._quit_key)
+        return True
+
+    @property
+    def shown_locale(self) -> str:
+        """The locale on screen now."""
+        return self._locale
+
+    @property
+    def has_data(self) -> bool:
+        """False until the first data arrives (the screen says "Connecting to the service…")."""
+        return self._has_data
+
+    # --- updates ---------------------------------------------------------------------------------
+
+    def apply_update(self, update: Update) -> None:
+        """Apply one update to the board and schedule the redraw of what it changed.
+
+        This is the `emit` the source calls. Safe to call from another thread.
+        """
+        if threading.get_ident() != self._thread_id:
+            self.call_from_thread(self.apply_update, update)
+            return
+        now = self._clock()
+        try:
+            changes = self.board.apply(update, now)
+        except Exception:
+            log.exception("an update could not be applied (%s): skipped", type(update).__name__)
+            return
+        if isinstance(update, ReferenceData) and update.place is not None:
+            self._learn_place(update.place.timezone, update.place.language)
+        if not self._has_data and not isinstance(update, FeedHealth):
+            self._has_data = True
+            self._dirty.everything()
+        self._dirty.add(changes)
+        if changes.new_calls:
+            self._call_hook("calls", list(changes.new_calls))
+        if changes.health:
+            self._call_hook("health", self.board, now)
+        if self._dirty and not self._flush_scheduled:
+            self._flush_scheduled = True
+            # Coalesce a burst of updates into one redraw.
+            self.call_later(self._redraw_pending)
+
+    def _learn_place(self, timezone: str, language: str) -> None:
+        place_locale = locale_of_language(language)
+        if timezone != self._place_timezone or place_locale != self._place_locale:
+            self._place_timezone = timezone
+            self._place_locale = place_locale
+            self._configure(self.settings.display)
+            self._dirty.everything()
+
+    def tick(self) -> None:
+        """Bring the screen up to the moment: clock, locale, pages, freshness, highlights.
+
+        Runs every second (and from tests, with a fixed clock moved by hand).
+        """
+        now = self._clock()
+        locale = self._rotation.current(now.timestamp())
+        if locale != self._locale:
+            self._locale = locale
+            self._dirty.everything()
+        minute = (now.year, now.month, now.day, now.hour, now.minute)
+        if minute != self._minute:
+            # Clock, relative times ("in 5 min") and "today" move with the minute.
+            self._minute = minute
+            self._dirty.header = self._dirty.queues = self._dirty.calls = True
+            self._dirty.status = True
+        if self._next_change is not None and now >= self._next_change:
+            self._dirty.everything()
+        period = self._rotation.period * len(self._rotation.locales)
+        slot = math.floor(now.timestamp() / period)
+        if slot != self._page_slot:
+            self._page_slot = slot
+            if self._mounted:
+                self.queue_board.page_slot = slot
+        self._redraw_pending()
+        self._call_hook("tick", self)
+
+    def _redraw_pending(self) -> None:
+        self._flush_scheduled = False
+        if not self._mounted:
+            return
+        dirty, self._dirty = self._dirty, _Dirty()
+        now = self._clock()
+        if dirty:
+            self._redraw(dirty, now)
+        self._next_change = self.board.next_change_at(now)
+
+    def _shown(self, now: datetime) -> Shown:
+        locale = self._locale or self._rotation.current(now.timestamp())
+        fallback = [self._place_locale] if self._place_locale else []
+        fallback += [code for code in self._rotation.locales if code != locale]
+        return Shown(self._texts[locale], now, tuple(fallback))
+
+    def _redraw(self, dirty: _Dirty, now: datetime) -> None:
+        shown = self._shown(now)
+        board = self.board
+        parts = board.parts(now)
+        self.connecting.display = not self._has_data
+        self.query_one("#main").display = self._has_data
+        if dirty.header:
+            self.header.show(board.place_names(), shown)
+            self.connecting.show(shown)
+        if dirty.calls:
+            self.now_calling.show(board.now_calling(now), parts[Part.CALLS], shown)
+            self.recent_calls.show(board.recent_calls(), parts[Part.CALLS], shown)
+        if dirty.queues:
+            self.queue_board.show(board.queues(), parts[Part.QUEUES], shown)
+        if dirty.counters:
+            self.counters.show(board.counters(), parts[Part.COUNTERS], shown)
+        if dirty.status:
+            banner = shown.text.text(messages.DEMO) if self.banner == "demo" else self.banner
+            self.status_line.show(parts, shown, banner)
+
+    # --- the source ------------------------------------------------------------------------------
+
+    def _start_source(self, source: Source) -> None:
+        # exit_on_error=False: one exception must not take the screen down (the default does).
+        self.run_worker(
+            self._run_source(source),
+            name="source",
+            group="source",
+            exit_on_error=False,
+        )
+
+    async def _run_source(self, source: Source) -> None:
+        """Run the source forever; when it fails or ends, start it again after a delay."""
+        first, cap = self._restart_delays
+        delay = first
+        while True:
+            started = time.monotonic()
+            try:
+                await source(self.apply_update)
+                problem = "the source of updates ended"
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:
+                problem = f"the source of updates failed ({type(error).__name__}: {error})"
+                log.debug("source failure", exc_info=True)
+            if time.monotonic() - started >= HEALTHY_RUN_SECONDS:
+                delay = first
+            log.warning("%s; starting it again in %.1f s", problem, delay)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, cap)
+
+    # --- settings --------------------------------------------------------------------------------
+
+    def _configure(self, display: DisplaySettings) -> None:
+        """Locale rotation, formats, quit chord and theme from the `[display]` settings."""
+        self._rotation = LocaleRotation(display.locales, display.rotation_seconds)
+        timezone: tzinfo | str = display.timezone or self._place_timezone or machine_timezone()
+        try:
+            texts = {
+                locale: LocaleText(locale, timezone, display.clock)
+                for locale in self._rotation.locales
+            }
+        except ValueError:
+            log.warning("unknown time zone %r: showing the machine's", timezone)
+            texts = {
+                locale: LocaleText(locale, machine_timezone(), display.clock)
+                for locale in self._rotation.locales
+            }
+        self._texts = texts
+        self._quit_key = display.quit_key.strip()
+        if self._quit_key:
+            self.set_keymap({QUIT_BINDING: self._quit_key})
+        self.theme = THEMES[display.theme].name
+        if self._mounted:
+            self._mark_console()
+        self._locale = ""
+        self._page_slot = -1
+
+    def _mark_console(self) -> None:
+        # The console theme also changes borders to glyphs the Linux console has (app.tcss).
+        self.screen.set_class(self.settings.display.theme == "console", "-console")
+
+    def reload_settings(self, settings: Settings) -> None:
+        """Apply new settings (SIGHUP) without losing the board.
+
+        Everything of `[display]` takes effect at once. Which queues and counters the board holds
+        (`[place]`) is fixed for the board's life: changing them needs a restart.
+        """
+        old = self.settings
+        if settings.place != old.place:
+            log.warning("the [place] section changed: restart the display to apply it")
+        self.settings = settings
+        kept = self.board.settings
+        self.board.settings = replace(
+            BoardSettings.from_settings(settings),
+            queue_ids=kept.queue_ids,
+            counter_ids=kept.counter_ids,
+        )
+        self._configure(settings.display)
+        self._dirty.everything()
+        if self._mounted:
+            self.tick()
+        self._call_hook("reloaded", settings)
+
+    def reload_from_file(self) -> None:
+        """Read the configuration file again and apply it; a bad file keeps the running settings."""
+        settings, problem = reload_config(None, self.settings)
+        if problem is None:
+            self.reload_settings(settings)
+
+    # --- the rest of the program ------------------------------------------------------------------
+
+    def _install_signal_handlers(self) -> None:
+        try:
+            self._undo_signals = install_signal_handlers(
+                asyncio.get_running_loop(), self.exit, self.reload_from_file
+            )
+        except (NotImplementedError, RuntimeError, ValueError) as error:
+            # Not the main thread, or no signals on this platform: the screen still runs.
+            log.warning("signal handlers not installed: %s", error)
+
+    def _announce_ready(self) -> None:
+        if not self._ready_sent:
+            self._ready_sent = True
+            self._call_hook("ready")
+
+    def _call_hook(self, name: str, *args: Any) -> None:
+        hook = getattr(self.hooks, name)
+        if hook is None:
+            return
+        try:
+            hook(*args)
+        except Exception:
+            log.exception("the %s hook failed", name)
+
+
+__all__ = [
+    "THEMES",
+    "AppHooks",
+    "LobbyApp",
+    "Source",
+    "board_has_data",
+    "locale_of_language",
+    "machine_timezone",
+    "utc_now",
+]

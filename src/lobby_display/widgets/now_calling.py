@@ -1,0 +1,240 @@
+"""The "now calling" area: the ticket just called, in big letters, and the counter to go to.
+
+Several calls of the same moment share the space (a grid of cards, sized so the labels stay as
+large as they can). A new call or a recall is highlighted in a strong colour for the configured
+time, then stays on, steady, until the next call.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from textual.app import ComposeResult
+from textual.containers import Container, Vertical
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from lobby_display import messages
+from lobby_display.views import CallView, HealthView, NowCalling
+from lobby_display.widgets.big_label import BigLabel, render_big
+from lobby_display.widgets.panel import Panel, Shown
+
+#: Most cards drawn at once (the board never highlights more calls than this together).
+MAX_CARDS = 6
+
+
+@dataclass(frozen=True, slots=True)
+class CallCardText:
+    """What one card says, in the locale on screen."""
+
+    label: str
+    counter: str
+    """"Please go to Desk 3" ("" when the counter is not known)."""
+    recall: str
+    """"Called again" for a recall, else ""."""
+    highlighted: bool
+
+
+def call_card_text(view: CallView, highlighted: bool, shown: Shown) -> CallCardText:
+    """The words of the card of one call."""
+    counter = shown.name(view.call.counter_names)
+    return CallCardText(
+        label=view.call.label,
+        counter=shown.text.text(messages.GO_TO_COUNTER, counter=counter) if counter else "",
+        recall=shown.text.text(messages.RECALLED) if view.call.is_recall else "",
+        highlighted=highlighted,
+    )
+
+
+class _Line(Static):
+    """A line of literal text that changes only when its text does."""
+
+    def __init__(self, classes: str) -> None:
+        super().__init__("", markup=False, classes=classes)
+        self._text = ""
+        self.display = False
+
+    def set_text(self, text: str) -> None:
+        if text != self._text:
+            self._text = text
+            self.update(Content(text))
+            self.display = bool(text)
+
+    @property
+    def text(self) -> str:
+        """The text shown."""
+        return self._text
+
+
+class CallCard(Vertical):
+    """One called ticket: its label (big), the counter to go to, and "called again" if so."""
+
+    DEFAULT_CSS = """
+    CallCard {
+        width: 1fr;
+        height: 1fr;
+        padding: 0 1;
+    }
+    CallCard > BigLabel {
+        color: $accent;
+    }
+    CallCard > .counter {
+        width: 100%;
+        height: auto;
+        text-align: center;
+        text-style: bold;
+    }
+    CallCard > .recall {
+        width: 100%;
+        height: auto;
+        text-align: center;
+        text-style: italic;
+    }
+    CallCard.-highlight {
+        background: $warning;
+    }
+    CallCard.-highlight > BigLabel, CallCard.-highlight > .counter,
+    CallCard.-highlight > .recall {
+        color: $background;
+    }
+    """
+
+    highlighted: reactive[bool] = reactive(False)
+    """True while the call is new (or recalled): the card stands out."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.big = BigLabel()
+        self.counter = _Line("counter")
+        self.recall = _Line("recall")
+        self._text: CallCardText | None = None
+
+    def compose(self) -> ComposeResult:
+        yield self.big
+        yield self.counter
+        yield self.recall
+
+    def watch_highlighted(self, highlighted: bool) -> None:
+        self.set_class(highlighted, "-highlight")
+
+    def show(self, text: CallCardText) -> None:
+        """Show one call."""
+        if text == self._text:
+            return
+        self._text = text
+        self.big.label = text.label
+        self.counter.set_text(text.counter)
+        self.recall.set_text(text.recall)
+        self.highlighted = text.highlighted
+
+    @property
+    def text(self) -> CallCardText | None:
+        """What the card shows (None before its first call)."""
+        return self._text
+
+
+class NowCallingPanel(Panel):
+    """The latest call(s), large; "No calls yet" before the first, "Not available" when the
+    tickets feed has been down too long to trust."""
+
+    DEFAULT_CSS = """
+    NowCallingPanel {
+        height: 1fr;
+    }
+    NowCallingPanel > #cards {
+        layout: grid;
+        grid-size: 1 1;
+        grid-gutter: 0 1;
+        height: 1fr;
+    }
+    NowCallingPanel > .message {
+        width: 100%;
+        height: 1fr;
+        content-align: center middle;
+        text-style: bold;
+    }
+    """
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.cards = [CallCard() for _ in range(MAX_CARDS)]
+        for card in self.cards:
+            card.display = False
+        self.message = _Line("message")
+        self._grid = Container(*self.cards, id="cards")
+        self._labels: tuple[str, ...] = ()
+
+    def compose(self) -> ComposeResult:
+        yield self._grid
+        yield self.message
+
+    def show(self, now_calling: NowCalling, health: HealthView, shown: Shown) -> None:
+        """Show the calls of `now_calling` (newest first), marked with their part's health."""
+        self.set_heading(shown.text.text(messages.NOW_CALLING))
+        self.show_health(health, shown)
+        calls = () if self.withdrawn else now_calling.calls[:MAX_CARDS]
+        if self.withdrawn:
+            self.message.set_text(shown.text.text(messages.NOT_AVAILABLE))
+        elif not calls:
+            self.message.set_text(shown.text.text(messages.NO_CALLS_YET))
+        else:
+            self.message.set_text("")
+        self._grid.display = bool(calls)
+        for index, card in enumerate(self.cards):
+            if index < len(calls):
+                view = calls[index]
+                highlighted = now_calling.highlighted and view.highlighted(shown.now)
+                card.show(call_card_text(view, highlighted, shown))
+                card.display = True
+            else:
+                card.display = False
+        labels = tuple(view.call.label for view in calls)
+        if labels != self._labels:
+            self._labels = labels
+            self._arrange()
+
+    def on_resize(self) -> None:
+        self._arrange()
+
+    def _arrange(self) -> None:
+        """Share the space among the cards so the labels are drawn as large as they can be."""
+        count = max(len(self._labels), 1)
+        width, height = self.content_size
+        columns = best_columns(self._labels, width, height - 1)
+        rows = math.ceil(count / columns)
+        styles = self._grid.styles
+        if styles.grid_size_columns != columns or styles.grid_size_rows != rows:
+            styles.grid_size_columns = columns
+            styles.grid_size_rows = rows
+
+    @property
+    def shown_cards(self) -> list[CallCard]:
+        """The cards on screen, newest call first."""
+        return [card for card in self.cards if card.display]
+
+
+def best_columns(labels: tuple[str, ...], width: int, height: int) -> int:
+    """How many columns of cards draw the longest of `labels` tallest in `width` x `height`.
+
+    Each card keeps two cells of padding and two lines for the counter and the recall mark.
+    At a tie, fewer columns (cards stacked), which leaves the counter names more room.
+    """
+    count = len(labels)
+    if count <= 1 or width <= 0 or height <= 0:
+        return 1
+    longest = max(labels, key=len)
+    best, best_rows = 1, -1
+    for columns in range(1, count + 1):
+        rows = math.ceil(count / columns)
+        cell_width = (width - (columns - 1)) // columns - 2
+        cell_height = height // rows - 2
+        drawn = render_big(longest, cell_width, cell_height)
+        size = len(drawn) if drawn is not None else 0
+        if size > best_rows:
+            best, best_rows = columns, size
+    return best
+
+
+__all__ = ["MAX_CARDS", "CallCard", "CallCardText", "NowCallingPanel", "best_columns"]

@@ -1,0 +1,417 @@
+"""The queue board: one row per queue (name, status, waiting, next free slot, today's hours), with
+a sub-row per appointment type where a queue has several.
+
+Columns take the width their text needs in the locale on screen (CJK counts two cells); when
+the screen is too narrow for all of them, "Today" goes first. When the rows do not fit in
+height, the board shows them a page at a time (a queue never split from its sub-rows), turning
+pages with the locale rotation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import ClassVar, Final, Literal
+
+from rich.cells import cell_len
+from rich.console import RenderableType
+from rich.style import Style
+from rich.table import Table
+from rich.text import Text
+from textual.reactive import reactive
+
+from lobby_display import messages
+from lobby_display.views import AppointmentTypeView, HealthView, QueueStatus, QueueView
+from lobby_display.widgets.panel import UNKNOWN, Panel, Shown
+
+Tone = Literal["open", "busy", "closed", "unknown"]
+
+_STATUS_WORDS: Final = {
+    QueueStatus.CLOSED: messages.CLOSED,
+    QueueStatus.PAUSED: messages.PAUSED,
+    QueueStatus.BOOKING_CLOSED: messages.BOOKING_CLOSED,
+    QueueStatus.FULL: messages.FULL,
+    QueueStatus.FULL_TODAY: messages.FULL_TODAY,
+    QueueStatus.FULL_FOR_FIFO: messages.FULL_FOR_WALK_INS,
+    QueueStatus.FULL_FOR_APPOINTMENTS: messages.FULL_FOR_APPOINTMENTS,
+    QueueStatus.OPEN: messages.OPEN,
+}
+
+_TONES: Final[dict[QueueStatus, Tone]] = {
+    QueueStatus.UNKNOWN: "unknown",
+    QueueStatus.CLOSED: "closed",
+    QueueStatus.OPEN: "open",
+}
+
+#: The name column never gets narrower than this while other columns are dropped.
+_MIN_NAME_WIDTH: Final = 14
+#: What the board gives up, step by step, when the width runs short: (columns kept, whether
+#: the waiting column is compact: tickets only, without the people).
+_LAYOUTS: Final = (
+    ((0, 1, 2, 3, 4), False),
+    ((0, 1, 2, 3, 4), True),
+    ((0, 1, 2, 3), True),
+    ((0, 1, 3), True),
+    ((0, 1), True),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class QueueRow:
+    """One line of the board, in the locale on screen."""
+
+    name: str
+    status: str
+    tone: Tone
+    waiting: str
+    next_available: str
+    hours: str
+    """Today's opening hours, one range a line."""
+    sub: bool = False
+    """True for an appointment type's line under its queue."""
+    waiting_short: str = ""
+    """The waiting tickets alone, for narrow screens ("" : same as `waiting`)."""
+
+    def cells(self, compact: bool = False) -> tuple[str, str, str, str, str]:
+        """The text of the five columns (`compact`: the waiting tickets without the people)."""
+        waiting = self.waiting_short or self.waiting if compact else self.waiting
+        return (self.name, self.status, waiting, self.next_available, self.hours)
+
+    def lines(self, columns: Sequence[int]) -> int:
+        """How many lines the row takes with `columns` shown."""
+        return self.hours.count("\n") + 1 if 4 in columns else 1
+
+
+@dataclass(frozen=True, slots=True)
+class QueueBoardText:
+    """Everything the board says, in the locale on screen."""
+
+    heading: str
+    headings: tuple[str, str, str, str, str]
+    groups: tuple[tuple[QueueRow, ...], ...]
+    """One group per queue: its row, then its appointment types' rows."""
+    empty: str
+    """What the board says when there is no row ("No queues to show", "Not available")."""
+
+
+def waiting_text(
+    tickets: int | None, people: int | None, shown: Shown, *, compact: bool = False
+) -> str:
+    """ "7 tickets", or "7 tickets · 9 people" when groups make the numbers differ (and the
+    board is not `compact`)."""
+    if tickets is None:
+        return UNKNOWN
+    text = shown.text.plural(messages.TICKETS, tickets)
+    if not compact and people is not None and people != tickets:
+        text = f"{text} · {shown.text.plural(messages.PEOPLE, people)}"
+    return text
+
+
+def availability_text(
+    moment: datetime | None, size: int | None, group_size: int, shown: Shown
+) -> str:
+    """The first free slot in words; says the group size when it is not the configured one."""
+    when = shown.text.next_slot(moment, shown.now)
+    if moment is not None and size is not None and size != group_size:
+        return shown.text.plural(messages.FOR_GROUP, size, when=when)
+    return when
+
+
+def queue_rows(queue: QueueView, shown: Shown) -> tuple[QueueRow, ...]:
+    """The queue's line, and one line per appointment type when it has several."""
+    text = shown.text
+    status = queue.status
+    if status is QueueStatus.CLOSED and queue.next_timeslot is not None:
+        status_words = text.text(
+            messages.OPENS, when=text.when(queue.next_timeslot.start, shown.now)
+        )
+    elif status is QueueStatus.UNKNOWN:
+        status_words = UNKNOWN
+    else:
+        status_words = text.text(_STATUS_WORDS[status])
+    types = queue.appointment_types
+    if not types and queue.first_availability is None:
+        next_available = UNKNOWN
+    else:
+        source = _first_type(types, queue.first_availability)
+        next_available = availability_text(
+            queue.first_availability,
+            source.availability_group_size if source is not None else queue.group_size,
+            queue.group_size,
+            shown,
+        )
+    hours = (
+        "\n".join(text.hours(slot.start, slot.end) for slot in queue.today_timeslots)
+        if queue.today_timeslots
+        else UNKNOWN
+    )
+    rows = [
+        QueueRow(
+            name=shown.name(queue.names) or queue.queue_id,
+            status=status_words,
+            tone=_TONES.get(status, "busy"),
+            waiting=waiting_text(queue.waiting_tickets, queue.waiting_people, shown),
+            next_available=next_available,
+            hours=hours,
+            waiting_short=waiting_text(
+                queue.waiting_tickets, queue.waiting_people, shown, compact=True
+            ),
+        )
+    ]
+    if len(types) > 1:
+        for kind in types:
+            rows.append(
+                QueueRow(
+                    name=shown.name(kind.names) or kind.appointment_type_id,
+                    status="",
+                    tone="unknown",
+                    waiting=waiting_text(kind.waiting_tickets, kind.waiting_people, shown),
+                    next_available=availability_text(
+                        kind.first_availability,
+                        kind.availability_group_size,
+                        queue.group_size,
+                        shown,
+                    ),
+                    hours="",
+                    sub=True,
+                    waiting_short=waiting_text(
+                        kind.waiting_tickets, kind.waiting_people, shown, compact=True
+                    ),
+                )
+            )
+    return tuple(rows)
+
+
+def _first_type(
+    types: Sequence[AppointmentTypeView], moment: datetime | None
+) -> AppointmentTypeView | None:
+    """The appointment type whose first availability is the queue's."""
+    return next((kind for kind in types if kind.first_availability == moment), None)
+
+
+def fit_columns(
+    headings: Sequence[str], rows: Sequence[QueueRow], width: int
+) -> tuple[tuple[int, ...], bool]:
+    """The columns (by index) that fit in `width` cells, and whether the waiting column must be
+    compact: first the people go, then "Today", then the next slot, then the waiting."""
+
+    def natural(index: int, compact: bool) -> int:
+        cells = [row.cells(compact)[index] for row in rows]
+        widest = max(
+            [cell_len(headings[index])]
+            + [cell_len(line) for cell in cells for line in cell.split("\n")]
+        )
+        return min(widest, _MIN_NAME_WIDTH) if index == 0 else widest
+
+    for columns, compact in _LAYOUTS:
+        # Two cells between columns (one each side), none at the edges.
+        needed = sum(natural(index, compact) for index in columns) + 2 * (len(columns) - 1)
+        if needed <= width:
+            return columns, compact
+    return _LAYOUTS[-1]
+
+
+def paginate(
+    groups: Sequence[tuple[QueueRow, ...]], lines: int, columns: Sequence[int] = (0, 1, 2, 3, 4)
+) -> list[list[QueueRow]]:
+    """Split the queues into pages of at most `lines` lines, keeping each queue's lines together
+    (a queue taller than a page keeps the rows that fit)."""
+    if lines <= 0:
+        return [[]]
+    pages: list[list[QueueRow]] = [[]]
+    used = 0
+    for group in groups:
+        block: list[QueueRow] = []
+        height = 0
+        for row in group:
+            if height + row.lines(columns) > lines:
+                break
+            block.append(row)
+            height += row.lines(columns)
+        if pages[-1] and used + height > lines:
+            pages.append([])
+            used = 0
+        pages[-1].extend(block)
+        used += height
+    return pages
+
+
+class QueueBoard(Panel):
+    """The queues: name, status, waiting tickets and people, next free slot, today's hours."""
+
+    DEFAULT_CSS = """
+    QueueBoard {
+        height: 1fr;
+    }
+    QueueBoard > .queue-board--heading {
+        color: $text-muted;
+        text-style: bold;
+    }
+    QueueBoard > .queue-board--name {
+        text-style: bold;
+    }
+    QueueBoard > .queue-board--sub {
+        color: $text-muted;
+    }
+    QueueBoard > .queue-board--open {
+        color: $success;
+        text-style: bold;
+    }
+    QueueBoard > .queue-board--busy {
+        color: $warning;
+        text-style: bold;
+    }
+    QueueBoard > .queue-board--closed {
+        color: $text-muted;
+        text-style: bold;
+    }
+    QueueBoard > .queue-board--message {
+        text-style: bold;
+    }
+    """
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "queue-board--heading",
+        "queue-board--name",
+        "queue-board--sub",
+        "queue-board--open",
+        "queue-board--busy",
+        "queue-board--closed",
+        "queue-board--message",
+    }
+
+    content: reactive[QueueBoardText | None] = reactive(None)
+    """What the board says; set by `show`."""
+    page_slot: reactive[int] = reactive(0)
+    """Advances with time; the page shown is this modulo the number of pages."""
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self._pages: list[list[QueueRow]] = [[]]
+        self._columns: tuple[int, ...] = (0, 1, 2, 3, 4)
+        self._compact = False
+
+    def show(self, queues: Sequence[QueueView], health: HealthView, shown: Shown) -> None:
+        """Show the rows of `queues`, marked with their part's health."""
+        text = shown.text
+        self.show_health(health, shown)
+        withdrawn = self.withdrawn
+        groups = () if withdrawn else tuple(queue_rows(queue, shown) for queue in queues)
+        self.content = QueueBoardText(
+            heading=text.text(messages.QUEUES),
+            headings=(
+                text.text(messages.QUEUE),
+                text.text(messages.STATUS),
+                text.text(messages.WAITING),
+                text.text(messages.NEXT_AVAILABLE),
+                text.text(messages.TODAY),
+            ),
+            groups=groups,
+            empty=text.text(messages.NOT_AVAILABLE if withdrawn else messages.NO_QUEUES),
+        )
+
+    def watch_content(self) -> None:
+        self._paginate()
+
+    def watch_page_slot(self) -> None:
+        self._update_heading()
+
+    def on_resize(self) -> None:
+        self._paginate()
+
+    @property
+    def pages(self) -> int:
+        """How many pages the rows take at the current size."""
+        return len(self._pages)
+
+    @property
+    def page(self) -> int:
+        """The page shown (from 0)."""
+        return self.page_slot % len(self._pages)
+
+    @property
+    def visible_rows(self) -> list[QueueRow]:
+        """The rows on the page shown."""
+        return self._pages[self.page]
+
+    @property
+    def columns(self) -> tuple[int, ...]:
+        """The columns shown at the current width (0 name, 1 status, 2 waiting, 3 next, 4 today)."""
+        return self._columns
+
+    def _paginate(self) -> None:
+        content = self.content
+        groups = content.groups if content is not None else ()
+        rows = [row for group in groups for row in group]
+        if content is not None and rows:
+            self._columns, self._compact = fit_columns(
+                content.headings, rows, self.content_size.width
+            )
+        self._pages = paginate(groups, self.content_size.height - 1, self._columns)
+        self._update_heading()
+        self.refresh()
+
+    def _update_heading(self) -> None:
+        if self.content is None:
+            return
+        heading = self.content.heading
+        if len(self._pages) > 1:
+            heading = f"{heading}  {self.page + 1}/{len(self._pages)}"
+        self.set_heading(heading)
+
+    def render(self) -> RenderableType:
+        """The table of the page shown, or the message when there is no row."""
+        content = self.content
+        if content is None:
+            return Text("")
+        if not content.groups:
+            style = self.get_component_rich_style("queue-board--message", partial=True)
+            return Text(content.empty, style=style, justify="center")
+        rows = self.visible_rows
+        kept = self._columns
+        pick = self._style
+        table = Table(
+            box=None,
+            expand=True,
+            show_edge=False,
+            pad_edge=False,
+            padding=(0, 1),
+            header_style=pick("heading"),
+        )
+        for index in kept:
+            heading = Text(content.headings[index])
+            if index == 0:
+                table.add_column(heading, ratio=1, no_wrap=True, overflow="ellipsis")
+            else:
+                table.add_column(heading, no_wrap=True, overflow="ellipsis")
+        for row in rows:
+            cells = row.cells(self._compact)
+            texts = []
+            for index in kept:
+                if index == 0:
+                    name = f"  {row.name}" if row.sub else row.name
+                    texts.append(Text(name, style=pick("sub" if row.sub else "name")))
+                elif index == 1:
+                    texts.append(Text(cells[1], style=pick(row.tone)))
+                else:
+                    texts.append(Text(cells[index], style=pick("sub") if row.sub else Style()))
+            table.add_row(*texts)
+        return table
+
+    def _style(self, name: str) -> Style:
+        if name == "unknown":
+            name = "closed"
+        return self.get_component_rich_style(f"queue-board--{name}", partial=True)
+
+
+__all__ = [
+    "QueueBoard",
+    "QueueBoardText",
+    "QueueRow",
+    "availability_text",
+    "fit_columns",
+    "paginate",
+    "queue_rows",
+    "waiting_text",
+]
