@@ -244,3 +244,13 @@ def test_the_clock_only_goes_forward_and_says_when_it_is_next_due() -> None:
     assert place.step(due / 2) == []
     assert place.now == START + timedelta(seconds=due / 2)
     assert place.step(due) != []
+
+
+def test_a_queue_state_read_at_any_moment_is_the_last_one_reported() -> None:
+    place = Place(PlaceOptions(seed=8, speed=15, start=START))
+    cuts = random.Random(2)
+    for _ in range(400):
+        place.step(cuts.uniform(0, 20))
+        for queue in place.queues.values():
+            assert place.records.queue_state(queue) == queue.last_state
+            assert place.records.counter(queue) == queue.last_counter

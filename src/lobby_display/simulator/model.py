@@ -554,7 +554,7 @@ class Place:
         self._at_later(rng.expovariate(queue.arrival_rate * speed), _Act.ARRIVAL, queue.queue_id)
         self._at_later(rng.expovariate(1 / 2400) / speed, _Act.PAUSE, queue.queue_id)
         self._at_later(rng.expovariate(1 / 5400) / speed, _Act.CLOSE_BOOKING, queue.queue_id)
-        self._at_later(self._granularity(), _Act.REFRESH, queue.queue_id)
+        self._at_later(self._until_next_grain(), _Act.REFRESH, queue.queue_id)
         self._schedule_slot_change(queue)
         for endpoint in queue.endpoints:
             self._at_later(rng.expovariate(1 / 3600) / speed, _Act.BREAK, endpoint.endpoint_id)
@@ -598,9 +598,22 @@ class Place:
             endpoint.pending = True
             self._at_later(delay, _Act.NEXT, endpoint.endpoint_id)
 
-    def _granularity(self) -> float:
+    def granularity(self) -> float:
         """Seconds to which first availabilities are rounded (so they move in visible steps)."""
         return max(60.0, 300.0 / self.speed)
+
+    def grain_start(self) -> float:
+        """Elapsed seconds at the start of the current grain (aligned on the epoch).
+
+        Queue states read the time only through this, and are refreshed at each grain's start,
+        so a state rendered at any moment equals the last one reported.
+        """
+        grain = self.granularity()
+        epoch = self.t0.timestamp()
+        return math.floor((epoch + self.elapsed) / grain) * grain - epoch
+
+    def _until_next_grain(self) -> float:
+        return self.grain_start() + self.granularity() - self.elapsed
 
     def _schedule_slot_change(self, queue: SimQueue) -> None:
         self._extend_slots(queue, self.now.date())
@@ -922,7 +935,7 @@ class Place:
 
     def _on_refresh(self, queue_id: str) -> None:
         self._dirty_states.add(queue_id)
-        self._at_later(self._granularity(), _Act.REFRESH, queue_id)
+        self._at_later(self._until_next_grain(), _Act.REFRESH, queue_id)
 
     def _on_counter_fix(self, queue_id: str) -> None:
         queue = self.queues[queue_id]

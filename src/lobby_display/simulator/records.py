@@ -263,7 +263,7 @@ class Records:
         start_of_day, midnight = place.day_bounds()
         today_close = max(
             (end for begin, end in queue.slots if begin < midnight and end > start_of_day),
-            default=place.elapsed,
+            default=place.grain_start(),
         )
         tomorrow = min((begin for begin, _ in queue.slots if begin >= midnight), default=midnight)
         availabilities, full_today = self._first_availabilities(queue, today_close, tomorrow)
@@ -309,10 +309,10 @@ class Records:
     ) -> tuple[dict[str, dict[str, str]], bool]:
         """First free time by appointment type and group size; True when none is left today."""
         place = self.place
-        grain = max(60.0, 300.0 / place.speed)
+        grain = place.granularity()
         service = queue.service_mean / place.speed
         desks = max(1, place.open_endpoints(queue) or len(queue.endpoints))
-        base = place.elapsed
+        base = place.grain_start()
         if not place.in_slot(queue):
             base = next((b for b, _ in queue.slots if b > place.elapsed), tomorrow)
         result: dict[str, dict[str, str]] = {}

@@ -94,7 +94,7 @@ class FeedHub:
     ) -> None:
         self.heartbeat = heartbeat
         self.retry_ms = retry_ms
-        self.registry = registry or ConnectionRegistry()
+        self.registry = registry if registry is not None else ConnectionRegistry()
         self.last_id: dict[Feed, int] = dict.fromkeys(Feed, 0)
         self.published: dict[Feed, int] = dict.fromkeys(Feed, 0)
         self.subscribers: dict[Feed, set[Subscriber]] = {feed: set() for feed in Feed}
