@@ -138,6 +138,9 @@ NOT_AVAILABLE: Final = N_("Not available")
 CONNECTING: Final = N_("Connecting to the service…")
 # TRANSLATORS: the service rejects the screen's key; staff must fix the configuration.
 CREDENTIALS_REFUSED: Final = N_("The service refused our credentials")
+# TRANSLATORS: status line, when parts of the screen differ: {part} is a heading ("Queues",
+# "Counters", "Recent calls"), {state} how it stands ("Reconnecting…", "Live").
+PART_STATE: Final = N_("{part}: {state}")
 # TRANSLATORS: status line; {time} is the clock time of the last update received.
 LAST_UPDATE: Final = N_("Last update {time}")
 # TRANSLATORS: banner of the demonstration mode: the data shown is made up.

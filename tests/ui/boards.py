@@ -7,12 +7,17 @@ Paris), so the screen's clock and dates are the same on every run.
 
 from __future__ import annotations
 
+import asyncio
+import io
+import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Final
 
+from rich.console import Console
 from textual.app import App
+from textual.pilot import Pilot
 
 from lobby_display.app import AppHooks, LobbyApp
 from lobby_display.board import Board, BoardSettings
@@ -434,7 +439,9 @@ def board_app(
     """An app showing the fixture board at NOW, without a source."""
     clock = clock or Clock()
     settings = make_settings(locales=list(locales), **display)
-    return LobbyApp(settings, clock=clock, board=board or make_board(settings, clock.now))
+    app = LobbyApp(settings, clock=clock, board=board or make_board(settings, clock.now))
+    app.animation_level = "none"
+    return app
 
 
 def screen_lines(app: App[Any]) -> list[str]:
@@ -447,4 +454,50 @@ def screen_text(app: App[Any]) -> str:
     return "\n".join(screen_lines(app))
 
 
-Predicate = Callable[[], bool]
+def terminal_output(app: App[Any]) -> str:
+    """What the app writes to the terminal to draw the whole screen (escape sequences included)."""
+    width, height = app.size
+    console = Console(
+        file=io.StringIO(),
+        force_terminal=True,
+        color_system="truecolor",
+        width=width,
+        height=height,
+        legacy_windows=False,
+    )
+    return app.screen._compositor.render_full_update().render_segments(console)
+
+
+async def wait_for(pilot: Pilot[Any], predicate: Callable[[], bool], timeout: float = 5.0) -> None:
+    """Let the app process its messages until `predicate` holds (fails after `timeout` s)."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError("the screen did not get there in time")
+        await pilot.pause(0.01)
+
+
+class FakeSource:
+    """A source of updates the test drives: it emits what the test pushes, and fails or ends
+    when the test pushes an exception or `END`."""
+
+    END: Final = object()
+
+    def __init__(self) -> None:
+        self.runs = 0
+        self._queue: asyncio.Queue[object] = asyncio.Queue()
+
+    def push(self, *items: object) -> None:
+        """Updates to emit (in order), or an exception to raise, or `END` to return."""
+        for item in items:
+            self._queue.put_nowait(item)
+
+    async def __call__(self, emit: Callable[[Update], None]) -> None:
+        self.runs += 1
+        while True:
+            item = await self._queue.get()
+            if item is FakeSource.END:
+                return
+            if isinstance(item, Exception):
+                raise item
+            emit(item)  # type: ignore[arg-type]

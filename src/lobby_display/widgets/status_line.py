@@ -66,7 +66,9 @@ def status_words(parts: Mapping[Part, HealthView], shown: Shown) -> tuple[str, L
     if len(set(words.values())) == 1:
         return next(iter(words.values())), level
     named = [
-        f"{shown.text.text(_PART_NAMES[part])}: {words[part]}"
+        shown.text.text(
+            messages.PART_STATE, part=shown.text.text(_PART_NAMES[part]), state=words[part]
+        )
         for part, health in parts.items()
         if health.freshness is not Freshness.LIVE or health.status is FeedStatus.REFUSED
     ]

@@ -1,0 +1,165 @@
+"""Calls on the screen: a new call appears large and highlighted, a recall is highlighted again,
+the highlight ends on time, simultaneous calls share the space, the announcer hears of each."""
+
+from __future__ import annotations
+
+from boards import (
+    Clock,
+    FakeSource,
+    Recorder,
+    at,
+    call,
+    make_board,
+    make_settings,
+    screen_text,
+    ticket,
+    wait_for,
+)
+
+from lobby_display.app import LobbyApp
+from lobby_display.updates import TicketChanged
+from lobby_display.widgets.big_label import render_big
+
+
+def calls_app(
+    clock: Clock, source: FakeSource, recorder: Recorder | None = None, **display: object
+) -> LobbyApp:
+    """The fixture board (its last call long steady), fed by `source`."""
+    settings = make_settings(**display)
+    # The fixture's last call is 10 minutes old here: nothing is highlighted at the start.
+    board = make_board(settings, at(-600))
+    app = LobbyApp(
+        settings,
+        source,
+        clock=clock,
+        board=board,
+        hooks=recorder.hooks() if recorder else None,
+    )
+    app.animation_level = "none"
+    return app
+
+
+async def test_a_new_call_appears_large_and_highlighted() -> None:
+    clock, source, recorder = Clock(), FakeSource(), Recorder()
+    app = calls_app(clock, source, recorder)
+    async with app.run_test(size=(160, 45)) as pilot:
+        panel = app.now_calling
+        await wait_for(pilot, lambda: panel.shown_cards != [])
+        assert not panel.shown_cards[0].highlighted
+        source.push(call("t-k017", "K017", "q-pass", 2, clock.now))
+        await wait_for(pilot, lambda: panel.shown_cards[0].big.label == "K017")
+        card = panel.shown_cards[0]
+        assert card.highlighted
+        assert card.has_class("-highlight")
+        assert card.counter.text == "Please go to Desk 2"
+        rows = card.big.big_rows
+        assert rows is not None
+        assert len(rows) >= 7, "a single call on a 160x45 screen is at least 7 rows tall"
+        assert rows[0] in screen_text(app)
+        # Also the first of the recent calls, as plain text.
+        first = app.recent_calls.visible_rows[0]
+        assert (first.label, first.counter) == ("K017", "Desk 2")
+        assert [[c.label for c in calls] for calls in recorder.calls] == [["K017"]]
+
+
+async def test_the_highlight_ends_after_highlight_seconds_and_the_call_stays() -> None:
+    clock, source = Clock(), FakeSource()
+    app = calls_app(clock, source, highlight_seconds=8)
+    async with app.run_test(size=(120, 34)) as pilot:
+        source.push(call("t-k017", "K017", "q-pass", 2, clock.now))
+        panel = app.now_calling
+        await wait_for(pilot, lambda: bool(panel.shown_cards) and panel.shown_cards[0].highlighted)
+        clock.advance(7)
+        app.tick()
+        await pilot.pause()
+        assert panel.shown_cards[0].highlighted, "still within the 8 seconds"
+        clock.advance(1)
+        app.tick()
+        await pilot.pause()
+        card = panel.shown_cards[0]
+        assert not card.highlighted
+        assert not card.has_class("-highlight")
+        assert card.big.label == "K017", "the latest call stays on, steady"
+
+
+async def test_a_recall_is_highlighted_again_and_says_so() -> None:
+    clock, source, recorder = Clock(), FakeSource(), Recorder()
+    app = calls_app(clock, source, recorder, highlight_seconds=5)
+    async with app.run_test(size=(120, 34)) as pilot:
+        first_call = clock.now
+        source.push(call("t-k017", "K017", "q-pass", 2, first_call))
+        panel = app.now_calling
+        await wait_for(pilot, lambda: bool(panel.shown_cards) and panel.shown_cards[0].highlighted)
+        clock.advance(30)
+        app.tick()
+        await pilot.pause()
+        assert not panel.shown_cards[0].highlighted
+        assert panel.shown_cards[0].recall.text == ""
+        recalled = ticket(
+            "t-k017",
+            "K017",
+            "q-pass",
+            state=200,
+            desk=2,
+            called_at=first_call,
+            recalled_at=[clock.now],
+        )
+        source.push(TicketChanged(recalled))
+        await wait_for(pilot, lambda: panel.shown_cards[0].highlighted)
+        card = panel.shown_cards[0]
+        assert card.recall.text == "Called again"
+        assert "Called again" in screen_text(app)
+        assert [[(c.label, c.recall) for c in calls] for calls in recorder.calls] == [
+            [("K017", 0)],
+            [("K017", 1)],
+        ]
+
+
+async def test_simultaneous_calls_share_the_space_newest_first() -> None:
+    clock, source, recorder = Clock(), FakeSource(), Recorder()
+    app = calls_app(clock, source, recorder)
+    async with app.run_test(size=(160, 45)) as pilot:
+        source.push(
+            call("t-k017", "K017", "q-pass", 2, clock.now),
+            call("t-b050", "B050", "q-civil", 1, clock.now),
+            call("t-c010", "C010", "q-residence", 4, clock.now),
+        )
+        panel = app.now_calling
+        await wait_for(pilot, lambda: len(panel.shown_cards) == 3)
+        cards = panel.shown_cards
+        assert [card.big.label for card in cards] == ["C010", "B050", "K017"]
+        assert all(card.highlighted for card in cards)
+        text = screen_text(app)
+        for desk in ("Desk 1", "Desk 2", "Desk 4"):
+            assert f"Please go to {desk}" in text
+        regions = [card.region for card in cards]
+        for index, region in enumerate(regions):
+            assert panel.region.contains_region(region)
+            for other in regions[index + 1 :]:
+                assert not region.overlaps(other)
+        # The announcer hears of them in the order they were made.
+        assert [c.label for calls in recorder.calls for c in calls] == ["K017", "B050", "C010"]
+
+
+async def test_an_80x24_screen_still_draws_the_label_at_least_3_rows_tall() -> None:
+    clock, source = Clock(), FakeSource()
+    app = calls_app(clock, source)
+    async with app.run_test(size=(80, 24)) as pilot:
+        source.push(call("t-k017", "K017", "q-pass", 2, clock.now))
+        panel = app.now_calling
+        await wait_for(pilot, lambda: bool(panel.shown_cards) and panel.shown_cards[0].highlighted)
+        rows = panel.shown_cards[0].big.big_rows
+        assert rows is not None
+        assert len(rows) >= 3
+        assert "Please go to Desk 2" in screen_text(app)
+
+
+async def test_a_label_in_another_script_is_shown_as_text() -> None:
+    clock, source = Clock(), FakeSource()
+    app = calls_app(clock, source)
+    async with app.run_test(size=(120, 34)) as pilot:
+        source.push(call("t-th", "ก๑๒", "q-pass", 2, clock.now))
+        panel = app.now_calling
+        await wait_for(pilot, lambda: bool(panel.shown_cards) and panel.shown_cards[0].highlighted)
+        assert render_big("ก๑๒", 100, 20) is None
+        assert "ก๑๒" in screen_text(app)

@@ -1,0 +1,112 @@
+"""The locales take turns: every text and number of the screen switches together, dates and
+times follow the place's time zone and the locale's ways (the Thai Buddhist era), names fall
+back to the place's language."""
+
+from __future__ import annotations
+
+from boards import Clock, board_app, make_board, make_settings, reference, screen_text
+
+from lobby_display.models import Queue, keyed
+from lobby_display.updates import ReferenceData
+
+FRENCH = (
+    "mardi 24 novembre 2026",
+    "Mairie du 3e arrondissement",
+    "Appel en cours",
+    "Veuillez vous présenter\u00a0: Guichet 3",
+    "Derniers appels",
+    "Files d'attente",
+    "Ouvert",
+    "En pause",
+    "Complet aujourd'hui",
+    "Passeports et cartes",
+    "Compteurs",
+    "Visiteurs aujourd'hui",
+    "12\u202f480",
+    "En direct",
+)
+ENGLISH = (
+    "Tuesday, November 24, 2026",
+    "Town Hall, 3rd District",
+    "Now calling",
+    "Please go to Desk 3",
+    "Recent calls",
+    "Queues",
+    "Open",
+    "Paused",
+    "Full today",
+    "Passports and ID",
+    "Counters",
+    "Visitors today",
+    "12,480",
+    "Live",
+)
+
+
+async def test_rotation_switches_every_text_and_number_together() -> None:
+    clock = Clock()
+    app = board_app(["fr_FR", "en_US"], clock, rotation_seconds=10)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await pilot.pause()
+        # The fixture's moment falls at the start of a French turn.
+        assert app.shown_locale == "fr_FR"
+        text = screen_text(app)
+        assert [word for word in FRENCH if word not in text] == []
+        assert [word for word in ENGLISH if word in text] == []
+
+        clock.advance(9)
+        app.tick()
+        await pilot.pause()
+        assert app.shown_locale == "fr_FR", "each locale stays its full turn"
+
+        clock.advance(1)
+        app.tick()
+        await pilot.pause()
+        assert app.shown_locale == "en_US"
+        text = screen_text(app)
+        assert [word for word in ENGLISH if word not in text] == []
+        assert [word for word in FRENCH if word in text] == []
+
+        clock.advance(10)
+        app.tick()
+        await pilot.pause()
+        assert app.shown_locale == "fr_FR"
+        assert "Appel en cours" in screen_text(app)
+
+
+async def test_thai_dates_are_in_the_buddhist_era_and_thai_names_are_shown() -> None:
+    app = board_app(["th_TH"])
+    async with app.run_test(size=(160, 45)) as pilot:
+        await pilot.pause()
+        text = screen_text(app)
+        assert "พ.ศ. 2569" in text
+        assert "2026" not in text
+        assert "สำนักงานเขต 3" in text
+        assert "ทะเบียนราษฎร" in text
+
+
+async def test_a_name_missing_in_the_shown_locale_falls_back_to_the_place_language() -> None:
+    clock = Clock()
+    settings = make_settings(locales=["de_DE"])
+    board = make_board(settings, clock.now)
+    names = ReferenceData(
+        place=reference().place,
+        queues=keyed(
+            Queue,
+            {
+                "q-pass": {"name": {"en_US": "Passports", "fr_FR": "Passeports"}},
+                "q-social": {"name": {"en_US": "Social services"}},
+            },
+            "queueId",
+        ),
+    )
+    app = board_app(["de_DE"], clock, board=board)
+    async with app.run_test(size=(160, 45)) as pilot:
+        app.apply_update(names)
+        await pilot.pause()
+        text = screen_text(app)
+        # No German name: the place's language (French) first, then the other locales.
+        assert "Passeports" in text
+        assert "Passports" not in text
+        assert "Social services" in text
+        assert "Warteschlangen" in text
