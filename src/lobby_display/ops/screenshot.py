@@ -160,6 +160,7 @@ def find_running_display(
         if pid <= 1 or pid == os.getpid():
             continue
         if not _is_lobby_display(pid):
+            _say(f"{directory / PID_FILE_NAME} names PID {pid}, which is no running display")
             continue
         if not catches_signal(pid, signal.SIGUSR1):
             _say(
