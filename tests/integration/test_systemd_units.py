@@ -419,14 +419,46 @@ def _run_as_user() -> list[str]:
     return ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
 
 
-def _python_for(prefix: list[str]) -> tuple[str, str]:
-    """A Python that the chain's user may run, and the PYTHONPATH that gives it our packages.
+_LIST_MODULES = (
+    "import sys, lobby_display.service\n"
+    "files = {getattr(m, '__file__', None) or '' for m in list(sys.modules.values())}\n"
+    "print('\\n'.join(sorted(files)))"
+)
 
-    As root the test venv's interpreter may sit in root's home, out of `nobody`'s reach; the
-    system's python3 of the same version then runs with the venv's packages on its path.
+
+def _portable_packages(target: Path) -> str:
+    """Copy our package and the third-party ones it imports into `target`, readable by anyone.
+
+    The checkout and the test venv may sit where `nobody` cannot read (root's home); the copy
+    in the world-readable work directory can always be read.
     """
-    pythonpath = os.pathsep.join([str(ROOT / "src"), sysconfig.get_paths()["purelib"]])
+    files = subprocess.run(
+        [sys.executable, "-c", _LIST_MODULES],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
+    ).stdout.split()
+    roots = [ROOT / "src", *{Path(p) for p in sysconfig.get_paths().values()}]
+    roots = [r for r in roots if "site-packages" in r.parts or r == ROOT / "src"]
+    for name in files:
+        path = Path(name)
+        for root in roots:
+            if path.is_relative_to(root):
+                top = root / path.relative_to(root).parts[0]
+                if top.is_dir():
+                    shutil.copytree(top, target / top.name, dirs_exist_ok=True)
+                else:
+                    shutil.copy(top, target / top.name)
+    subprocess.run(["chmod", "-R", "a+rX", str(target)], check=True)
+    return str(target)
+
+
+def _python_for(prefix: list[str], pythonpath: str) -> str:
+    """A Python of this version that the chain's user may run (the venv's may be out of reach)."""
     version = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    errors = b""
     for python in (sys.executable, f"/usr/bin/python{version}"):
         check = subprocess.run(
             [
@@ -441,8 +473,9 @@ def _python_for(prefix: list[str]) -> tuple[str, str]:
             timeout=60,
         )
         if check.returncode == 0:
-            return python, pythonpath
-    missing(f"no Python {version} that the unprivileged user can run: {check.stderr[-300:]!r}")
+            return python
+        errors += check.stderr[-300:]
+    missing(f"no Python {version} that the unprivileged user can run: {errors!r}")
 
 
 def _receive(server: socket.socket) -> str:
@@ -471,7 +504,10 @@ def test_kiosk_chain_passes_ready_watchdog_and_reload_to_the_app(tmp_path: Path)
         shutil.copy(FOOT_INI, foot_ini)
         for path in (probe, foot_ini):
             path.chmod(0o644)
-        python, pythonpath = _python_for(prefix)
+        lib = work / "lib"
+        lib.mkdir()
+        pythonpath = _portable_packages(lib)
+        python = _python_for(prefix, pythonpath)
 
         unit = parse_unit(KIOSK)
         argv = shlex.split(one(unit, "Service", "ExecStart"))
