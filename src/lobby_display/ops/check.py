@@ -205,8 +205,27 @@ class Checks:
     def check_state(self) -> None:
         directory = self.settings.state_directory(self.env)
         origin = "$STATE_DIRECTORY" if self.env.get("STATE_DIRECTORY") else "state.directory"
+        fix = (
+            f"create it for the display's user: install -d -m 700 -o lobby-display {directory} "
+            "(the systemd units do it with StateDirectory=); run check as that user"
+        )
+        if not directory.exists():
+            # Not created here: made by whoever runs check (root, say), the display could not
+            # write in it. The display makes it at its first start if the parent lets it.
+            parent = next((part for part in directory.parents if part.exists()), directory)
+            if parent.is_dir() and os.access(parent, os.W_OK | os.X_OK):
+                self.report.ok(
+                    "state", f"{directory} ({origin}) does not exist yet; it can be created"
+                )
+            else:
+                self.report.fail(
+                    "state",
+                    f"{directory} ({origin}) does not exist and {parent} does not let it be "
+                    "created: the API key and the last board cannot be kept across restarts",
+                    fix,
+                )
+            return
         try:
-            directory.mkdir(parents=True, exist_ok=True)
             with tempfile.NamedTemporaryFile(dir=directory, prefix=".check-") as probe:
                 probe.write(b"lobby-display check\n")
                 probe.flush()
@@ -217,9 +236,7 @@ class Checks:
                 "state",
                 f"{directory} ({origin}) is not writable: {reason}; the API key and the last "
                 "board cannot be kept across restarts",
-                f"create it for the display's user: install -d -m 700 -o lobby-display "
-                f"{directory} (the systemd units do it with StateDirectory=); run check as "
-                "that user",
+                fix,
             )
             return
         self.report.ok("state", f"{directory} ({origin}) is writable")
