@@ -270,3 +270,27 @@ def test_a_thai_screen_on_the_text_console_is_warned_not_failed(
     assert code == 0, report
     assert status(report, "fonts") == "warn"
     assert "th_TH cannot be shown on the Linux text console" in line(report, "fonts")
+
+
+def test_sound_with_a_player_passes_and_leaves_the_state_directory_alone(
+    simulator: SimulatorServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `true` stands for a player: it exists and accepts a file name.
+    sound = {"enabled": True, "mode": "chime", "player": "true"}
+    config = simulator.write_config(tmp_path, sound=sound)
+    code, report = run_check(capsys, config)
+    assert code == 0, report
+    assert status(report, "sound") == "ok" and "played with true" in line(report, "sound")
+    assert list((tmp_path / "state").iterdir()) == []
+
+
+def test_sound_without_a_player_fails_with_the_packages_to_install(
+    simulator: SimulatorServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sound = {"enabled": True, "player": "no-such-player-on-this-machine"}
+    config = simulator.write_config(tmp_path, sound=sound)
+    code, report = run_check(capsys, config)
+    assert code == 1
+    assert status(report, "sound") == "FAIL"
+    assert "no working audio player" in line(report, "sound")
+    assert "alsa-utils" in line(report, "sound")

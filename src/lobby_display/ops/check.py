@@ -20,6 +20,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Final, TextIO
 
 import httpx
@@ -517,11 +518,16 @@ class Checks:
         from lobby_display.announce import Announcer
 
         announcer = Announcer.from_settings(self.settings)
-        try:
-            await announcer.start()
-            described, audible, voices = announcer.describe(), announcer.audible, announcer.voices
-        finally:
-            await announcer.stop()
+        # The chime and voices it prepares go to a scratch directory: check must not leave
+        # files owned by whoever runs it in the display's cache.
+        with tempfile.TemporaryDirectory(prefix="lobby-display-check-") as scratch:
+            announcer.cache_dir = Path(scratch)
+            try:
+                await announcer.start()
+                described, audible = announcer.describe(), announcer.audible
+                voices = announcer.voices
+            finally:
+                await announcer.stop()
         try_it = f"try it: python -m lobby_display.announce --config {self.file}"
         if not audible:
             self.report.fail(
