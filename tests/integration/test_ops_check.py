@@ -260,6 +260,19 @@ def test_a_file_without_utf8_gets_words_only(simulator: SimulatorServer, tmp_pat
     assert not any(symbol in report for symbol in "✓✗")
 
 
+def test_no_color_asks_for_words_only(
+    simulator: SimulatorServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    config = simulator.write_config(tmp_path)
+    monkeypatch.setenv("NO_COLOR", "1")
+    code, report = run_check(capsys, config)
+    assert code == 0
+    assert report.startswith("ok    config") and "✓" not in report
+
+
 def test_a_thai_screen_on_the_text_console_is_warned_not_failed(
     simulator: SimulatorServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass
 from enum import StrEnum
@@ -39,7 +40,10 @@ class Line:
 
 
 def can_print_symbols(stream: TextIO) -> bool:
-    """True when `stream` takes ✓ and ✗ (a UTF-8 terminal or file); else ASCII words only."""
+    """True when `stream` takes ✓ and ✗ (a UTF-8 terminal or file) and `$NO_COLOR` does not ask
+    for plain output; else the words alone."""
+    if os.environ.get("NO_COLOR"):
+        return False
     encoding = (getattr(stream, "encoding", None) or "ascii").lower().replace("-", "")
     return encoding in ("utf8", "utf16", "utf32", "utf8sig")
 
