@@ -137,9 +137,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         return demo(args)
     settings = _load(args.config)
     if command == "run":
-        if not _built("lobby_display.app"):
-            return _missing("run", "the screen")
-        from lobby_display.app import run
+        from lobby_display.kiosk import run
 
         return run(settings)
     if command == "check":

@@ -1,0 +1,231 @@
+"""`lobby-display run`: the kiosk, with feeds, board, screen, sound and systemd wired together.
+
+The screen comes up at once, before any network (an offline boot still shows the last board,
+marked out of date, and says what is wrong); `READY=1` goes out when it is drawn. The feeds run
+as the app's source of updates; every second the UI loop pings the watchdog and saves the
+board (at most every few seconds); new calls go to the announcer; feed health goes to
+`systemctl status`. SIGUSR1 writes a screenshot for `lobby-display screenshot`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import logging
+import signal
+from collections.abc import Callable, Coroutine, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from lobby_display.announce import Announcer
+from lobby_display.app import AppHooks, LobbyApp, Source
+from lobby_display.auth import CredentialsError
+from lobby_display.board import Board, BoardSettings
+from lobby_display.client import DisplayClient
+from lobby_display.config import ConfigError, Settings
+from lobby_display.feeds import Feeds, load_reference
+from lobby_display.ops.screenshot import export_screen, screenshot_signal_path
+from lobby_display.service import Notifier, setup_logging, status_text, watchdog_period
+from lobby_display.state import BoardStore
+from lobby_display.updates import Call, Feed, FeedHealth, FeedStatus, Update
+
+log = logging.getLogger(__name__)
+
+#: Seconds between attempts to read credentials that could not be read.
+CREDENTIALS_RETRY_SECONDS = 60.0
+
+Emit = Callable[[Update], None]
+ClientFactory = Callable[[Settings], DisplayClient]
+
+
+def feeds_source(
+    settings: Settings,
+    *,
+    client_factory: ClientFactory = DisplayClient.from_settings,
+    see: Emit | None = None,
+) -> Source:
+    """The app's source of updates: the place's three feeds, with their reference data.
+
+    Credentials that cannot be read (a missing or unsafe key file) do not stop the screen: the
+    feeds report "refused" with the reason, and the file is read again every minute. `see`, when
+    given, is shown every update too (the `screenshot` command watches for live feeds).
+    """
+    place_id = settings.place.id
+    langs = list(settings.display.locales)
+
+    async def source(emit: Emit) -> None:
+        def both(update: Update) -> None:
+            if see is not None:
+                see(update)
+            emit(update)
+
+        while True:
+            try:
+                client = client_factory(settings)
+            except (CredentialsError, ConfigError) as problem:
+                refused(both, f"credentials: {problem}")
+                await asyncio.sleep(CREDENTIALS_RETRY_SECONDS)
+                continue
+            async with client:
+                feeds = Feeds(
+                    client,
+                    functools.partial(load_reference, client, place_id, langs),
+                    both,
+                    queue_ids=settings.place.queues,
+                    counter_ids=settings.place.counters,
+                    langs=langs,
+                    refresh_every=settings.service.reference_refresh_minutes * 60,
+                )
+                await feeds.run()
+
+    return source
+
+
+def refused(emit: Emit, error: str, feeds: Sequence[Feed] = tuple(Feed)) -> None:
+    """Report every feed as refused, with `error` (already free of secrets) as the reason."""
+    log.error("%s", error)
+    now = datetime.now(UTC)
+    for feed in feeds:
+        emit(FeedHealth(feed=feed, status=FeedStatus.REFUSED, at=now, error=error))
+
+
+@dataclass
+class Kiosk:
+    """What runs beside the screen: systemd notifications, the saved board, the announcer."""
+
+    settings: Settings
+    notifier: Notifier = field(default_factory=Notifier)
+    store: BoardStore | None = None
+    announcer: Announcer | None = None
+    watchdog_every: float | None = None
+    app: LobbyApp | None = None
+    """The screen, once built (the SIGUSR1 screenshot reads it)."""
+    _last_watchdog: float = 0.0
+    _tasks: set[asyncio.Task[None]] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        if self.store is None:
+            self.store = BoardStore(self.settings.state_directory(), self.settings.place.id)
+        self.watchdog_every = watchdog_period()
+
+    def restored_board(self) -> Board | None:
+        """The board saved before the last stop, shown out of date until the feeds are live."""
+        assert self.store is not None
+        return self.store.load(BoardSettings.from_settings(self.settings), datetime.now(UTC))
+
+    def hooks(self) -> AppHooks:
+        """The app's hooks into systemd, the store and the announcer."""
+        return AppHooks(
+            ready=self.ready,
+            tick=self.tick,
+            calls=self.calls,
+            health=self.health,
+            reloaded=self.reloaded,
+        )
+
+    def ready(self) -> None:
+        """The screen is up: tell systemd, start the sound, answer SIGUSR1 with a screenshot."""
+        self.notifier.ready("screen up, connecting to the service")
+        if self.announcer is None:
+            try:
+                self.announcer = Announcer.from_settings(self.settings)
+            except Exception:  # sound must never stop the screen
+                log.exception("sound is off: the announcer could not be set up")
+        if self.announcer is not None:
+            self._spawn(self.announcer.start())
+        if self.app is not None:
+            self.install_screenshot_handler(self.app)
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def tick(self, app: LobbyApp) -> None:
+        """Every second on the UI loop: the watchdog ping and the (spaced) board save."""
+        if self.watchdog_every is not None:
+            now = loop_time()
+            if now - self._last_watchdog >= self.watchdog_every:
+                self._last_watchdog = now
+                self.notifier.watchdog()
+        assert self.store is not None
+        self.store.save(app.board, datetime.now(UTC))
+
+    def calls(self, calls: list[Call]) -> None:
+        """New calls and recalls, in order, to the announcer."""
+        if self.announcer is not None:
+            for call in calls:
+                self.announcer.submit(call)
+
+    def health(self, board: Board, now: datetime) -> None:
+        """A feed's health changed: one line for `systemctl status`."""
+        reports = [
+            FeedHealth(
+                feed=view.feed,
+                status=view.status,
+                at=now,
+                attempt=view.attempt,
+                error=view.error,
+            )
+            for view in board.health(now).values()
+        ]
+        self.notifier.status(status_text(reports))
+
+    def reloaded(self, settings: Settings) -> None:
+        """New settings after SIGHUP: sound follows them; the service section needs a restart."""
+        if settings.service != self.settings.service:
+            log.warning("the [service] section changed: restart the display to apply it")
+        old = self.announcer
+        self.settings = settings
+        try:
+            self.announcer = Announcer.from_settings(settings)
+        except Exception:
+            log.exception("sound settings not applied")
+            return
+        if old is not None:
+            self._spawn(old.stop())
+        self._spawn(self.announcer.start())
+
+    def install_screenshot_handler(self, app: LobbyApp) -> None:
+        """SIGUSR1: write what the screen shows to the file `lobby-display screenshot` reads."""
+        path = screenshot_signal_path(self.settings)
+
+        def answer() -> None:
+            try:
+                export_screen(app, path)
+            except OSError as error:
+                log.warning("cannot write the screenshot %s: %s", path, error.strerror)
+
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            asyncio.get_running_loop().add_signal_handler(signal.SIGUSR1, answer)
+
+
+def loop_time() -> float:
+    """The running loop's monotonic clock."""
+    return asyncio.get_running_loop().time()
+
+
+def build_app(settings: Settings, kiosk: Kiosk | None = None) -> LobbyApp:
+    """The kiosk's app: restored board, live feeds, hooks."""
+    kiosk = kiosk or Kiosk(settings)
+    kiosk.app = LobbyApp(
+        settings, feeds_source(settings), hooks=kiosk.hooks(), board=kiosk.restored_board()
+    )
+    return kiosk.app
+
+
+def run(settings: Settings) -> int:
+    """Run the kiosk display until it is stopped; the exit code of the process."""
+    setup_logging(settings)
+    kiosk = Kiosk(settings)
+    app = build_app(settings, kiosk)
+    log.info("lobby-display starting for place %s", settings.place.id)
+    try:
+        app.run()
+    finally:
+        kiosk.notifier.stopping()
+        assert kiosk.store is not None
+        kiosk.store.save(app.board, datetime.now(UTC), force=True)
+    return app.return_code or 0
