@@ -1,0 +1,87 @@
+"""End to end: `lobby-display demo` in a real terminal (tmux) shows called tickets and queues."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from lobby_display.simulator.names import PLACE, SERVICES
+
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+]
+
+#: How long the demo may take to show a call (start-up, first snapshot, first call).
+BOUND_SECONDS = 45.0
+#: A ticket label as the recent-calls list prints it, followed by its counter.
+LABEL = re.compile(r"\b([A-Z]{1,2}-?\d{3})\b\s+(Desk|Office|Room|Window)\b")
+
+
+def tmux(*args: str) -> str:
+    return subprocess.run(
+        ["tmux", *args], check=True, capture_output=True, text=True, timeout=10
+    ).stdout
+
+
+@pytest.fixture
+def demo_session(tmp_path: Path) -> Iterator[str]:
+    """A tmux session of 160x45 running the demo in English; killed after the test."""
+    session = f"lobby-e2e-{uuid.uuid4().hex[:8]}"
+    program = Path(sys.executable).with_name("lobby-display")
+    command = f"{program} demo --locales en_US --speed 4; sleep 60"
+    env = {**os.environ, "TERM": "xterm-256color", "TEXTUAL_ANIMATIONS": "none"}
+    subprocess.run(
+        ["tmux", "new-session", "-d", "-s", session, "-x", "160", "-y", "45", command],
+        check=True,
+        env=env,
+        timeout=10,
+    )
+    try:
+        yield session
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], check=False, timeout=10)
+
+
+def test_demo_shows_a_called_ticket_and_the_queues(demo_session: str) -> None:
+    queue_names = [service.names["en_US"] for service in SERVICES]
+    deadline = time.monotonic() + BOUND_SECONDS
+    screen = ""
+    while time.monotonic() < deadline:
+        screen = tmux("capture-pane", "-p", "-t", demo_session)
+        called = LABEL.search(screen)
+        queues = [name for name in queue_names if name in screen]
+        if called and queues and PLACE["en_US"] in screen:
+            break
+        time.sleep(0.5)
+    else:
+        pytest.fail(f"no called ticket and queue name within {BOUND_SECONDS:.0f} s:\n{screen}")
+    assert "Traceback" not in screen
+    assert "Now calling" in screen
+    assert "Recent calls" in screen
+    assert "Demonstration" in screen
+
+
+def test_the_quit_chord_ends_the_demo_and_restores_the_terminal(demo_session: str) -> None:
+    deadline = time.monotonic() + BOUND_SECONDS
+    while "Now calling" not in tmux("capture-pane", "-p", "-t", demo_session):
+        assert time.monotonic() < deadline, "the demo did not come up"
+        time.sleep(0.5)
+    tmux("send-keys", "-t", demo_session, "C-c")  # must do nothing on a kiosk
+    time.sleep(1.0)
+    assert "Now calling" in tmux("capture-pane", "-p", "-t", demo_session)
+    tmux("send-keys", "-t", demo_session, "C-q")
+    deadline = time.monotonic() + 15
+    while "Now calling" in (screen := tmux("capture-pane", "-p", "-t", demo_session)):
+        assert time.monotonic() < deadline, f"ctrl+q did not quit:\n{screen}"
+        time.sleep(0.3)
+    assert "Traceback" not in screen
