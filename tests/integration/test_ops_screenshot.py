@@ -198,3 +198,15 @@ def test_a_process_that_cannot_answer_is_not_signalled(
     assert deaf.poll() is None, "SIGUSR1 would have killed it"
     # The screen rendered here did not take over the display's PID file.
     assert (runtime / PID_FILE_NAME).read_text().strip() == str(deaf.pid)
+
+
+def test_unusable_credentials_still_give_a_screenshot_that_says_why(
+    simulator: SimulatorServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = simulator.write_config(tmp_path, locales=["en_US"])
+    (tmp_path / "service-account.json").chmod(0o644)
+    output = tmp_path / "now.svg"
+    assert main(["screenshot", "--config", str(config), "--output", str(output)]) == 0
+    said = capsys.readouterr().out
+    assert "not live" in said and "chmod 600" in said
+    assert svg_text(output).startswith("<svg")

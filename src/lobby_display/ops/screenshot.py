@@ -22,17 +22,14 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from lobby_display.auth import CredentialsError
 from lobby_display.board import BoardSettings
-from lobby_display.client import DisplayClient
 from lobby_display.config import Settings
-from lobby_display.feeds import Feeds, load_reference
 from lobby_display.files import write_atomically
 from lobby_display.ops.common import client_for, quiet_logs
 from lobby_display.service import PID_FILE_NAME
@@ -208,6 +205,7 @@ async def render_headless(
     Returns the SVG and a few words on what it shows.
     """
     from lobby_display.app import LobbyApp
+    from lobby_display.kiosk import feeds_source
 
     now = datetime.now(UTC)
     board = BoardStore(settings.state_directory(), settings.place.id).load(
@@ -215,79 +213,52 @@ async def render_headless(
     )
     saved = "the saved board" if board is not None else "no saved board"
     watch = LiveWatch()
-    try:
-        client = client_for(settings)
-    except CredentialsError as error:
-        _say(f"credentials: {error}; showing {saved} only")
-        client = None
-    source = feeds_source(settings, client, watch.see) if client is not None else None
+    # The screen's own source, with a client that leaves the display's key cache alone.
+    source = feeds_source(settings, client_factory=client_for, see=watch.see)
     app = LobbyApp(settings, source, board=board)
-    try:
-        async with app.run_test(headless=True, size=size) as pilot:
-            if source is not None:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(watch.all_live.wait(), wait)
-            await pilot.pause()
-            await pilot.pause()
-            svg = app.export_screenshot()
-    finally:
-        if client is not None:
-            await client.aclose()
-    if client is None:
-        origin = f"{saved}, rendered here (no credentials)"
-    elif watch.all_live.is_set():
-        origin = "the live feeds, rendered here"
-    else:
-        late = ", ".join(sorted(feed.value for feed in Feed if feed not in watch.live))
-        origin = (
-            f"{saved} and the feeds that were live in {wait:g} s, rendered here ({late}: not live)"
-        )
-    return svg, origin
-
-
-def feeds_source(
-    settings: Settings, client: DisplayClient, see: Callable[[Update], None]
-) -> Callable[[Callable[[Update], None]], Awaitable[None]]:
-    """The app's source: the three feeds of the place, every update also shown to `see`."""
-    place_id = settings.place.id
-    langs = list(settings.display.locales)
-
-    async def source(emit: Callable[[Update], None]) -> None:
-        def both(update: Update) -> None:
-            see(update)
-            emit(update)
-
-        feeds = Feeds(
-            client,
-            lambda: load_reference(client, place_id, langs),
-            both,
-            queue_ids=settings.place.queues,
-            counter_ids=settings.place.counters,
-            langs=langs,
-            refresh_every=settings.service.reference_refresh_minutes * 60,
-        )
-        await feeds.run()
-
-    return source
+    async with app.run_test(headless=True, size=size) as pilot:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(watch.settled.wait(), wait)
+        await pilot.pause()
+        await pilot.pause()
+        svg = app.export_screenshot()
+    if watch.all_live:
+        return svg, "the live feeds, rendered here"
+    late = ", ".join(feed.value for feed in Feed if feed not in watch.live)
+    problem = f" ({watch.error})" if watch.error else ""
+    return svg, f"{saved}, rendered here; not live: {late}{problem}"
 
 
 class LiveWatch:
-    """Follows the feeds' health; `all_live` is set once every feed is live at the same time."""
+    """Follows the feeds' health: `settled` is set once every feed is live at the same time, or
+    every feed is refused (nothing will change for a while)."""
 
     def __init__(self) -> None:
-        self.live: set[Feed] = set()
-        self.all_live = asyncio.Event()
+        self.status: dict[Feed, FeedStatus] = {}
+        self.settled = asyncio.Event()
+        self.error = ""
+        """The last error a feed reported (already free of secrets)."""
+
+    @property
+    def live(self) -> set[Feed]:
+        """The feeds live now."""
+        return {feed for feed, status in self.status.items() if status is FeedStatus.LIVE}
+
+    @property
+    def all_live(self) -> bool:
+        """True when every feed is live."""
+        return self.live == set(Feed)
 
     def see(self, update: Update) -> None:
         """Take note of one update."""
         if not isinstance(update, FeedHealth):
             return
-        if update.status is FeedStatus.LIVE:
-            self.live.add(update.feed)
-        else:
-            self.live.discard(update.feed)
-        if self.live == set(Feed):
-            self.all_live.set()
+        self.status[update.feed] = update.status
+        if update.status is not FeedStatus.LIVE:
+            self.error = update.error or self.error
+        statuses = [self.status.get(feed) for feed in Feed]
+        if self.all_live or all(status is FeedStatus.REFUSED for status in statuses):
+            self.settled.set()
 
 
 def save(svg: str, output: Path) -> None:
