@@ -162,7 +162,7 @@ def test_a_ticket_names_its_endpoint_in_its_own_language_only() -> None:
         assert record["queue"]["name"] == place.queues[ticket.queue_id].names[ticket.lang]
 
 
-@pytest.mark.parametrize("hour", range(0, 24, 3))
+@pytest.mark.parametrize("hour", range(24))
 def test_queues_are_open_whatever_the_hour_the_demo_starts(hour: int) -> None:
     start = datetime(2026, 3, 29, hour, 20, tzinfo=UTC)  # the day clocks go forward, too
     place = Place(PlaceOptions(seed=hour, start=start, queues=5))
@@ -233,6 +233,17 @@ def test_a_burst_makes_real_consistent_ticket_events() -> None:
     assert [event for event in events if event.feed is Feed.QUEUES], "queue states follow"
     waiting = sum(place.waiting_totals(queue)[0] for queue in place.queues.values())
     assert waiting == sum(1 for t in place.tickets.values() if t.state in (0, 50, 100))
+
+
+def test_counters_restart_and_the_history_empties_at_midnight() -> None:
+    start = datetime(2026, 11, 22, 22, 40, tzinfo=UTC)  # 23:40 in Paris
+    place = Place(PlaceOptions(seed=4, speed=5, start=start))
+    assert any(queue.counter_value for queue in place.queues.values()) and place.history
+    events = place.step(21 * 60)
+    restarts = [e for e in events if e.feed is Feed.COUNTERS and e.data["infos"]["value"] == 0]
+    assert {event.key for event in restarts} == set(place.queues)
+    assert all(e.data["infos"]["nextRestart"].startswith("2026-11-24T00:00:00") for e in restarts)
+    assert all(ticket.done_at is None or ticket.done_at > 20 * 60 for ticket in place.history)
 
 
 def test_the_clock_only_goes_forward_and_says_when_it_is_next_due() -> None:

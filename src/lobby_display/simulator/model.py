@@ -199,6 +199,7 @@ class _Act(Enum):
     SLOT = "slot"
     REFRESH = "refresh"
     COUNTER_FIX = "counter_fix"
+    MIDNIGHT = "midnight"
 
 
 class Place:
@@ -450,6 +451,7 @@ class Place:
         for queue in self.queues.values():
             queue.last_state = self.records.queue_state(queue)
             queue.last_counter = self.records.counter(queue)
+        self._at_later(self.day_bounds()[1] - self.elapsed, _Act.MIDNIGHT, self.place_id)
 
     def _opening_hours(self, floor30: datetime, opens_later: bool) -> list[tuple[time, time, int]]:
         """Two sessions a day around the start time, with a break at a time of their own."""
@@ -731,6 +733,7 @@ class Place:
             _Act.SLOT: self._on_slot,
             _Act.REFRESH: self._on_refresh,
             _Act.COUNTER_FIX: self._on_counter_fix,
+            _Act.MIDNIGHT: self._on_midnight,
         }
 
     def _on_arrival(self, queue_id: str) -> None:
@@ -936,6 +939,15 @@ class Place:
     def _on_refresh(self, queue_id: str) -> None:
         self._dirty_states.add(queue_id)
         self._at_later(self._until_next_grain(), _Act.REFRESH, queue_id)
+
+    def _on_midnight(self, _subject: str) -> None:
+        """A new day: counters restart, the day's history starts empty, hours move on."""
+        self.history.clear()
+        for queue in self.queues.values():
+            queue.counter_value = 0
+            self._dirty_counters.add(queue.queue_id)
+            self._dirty_states.add(queue.queue_id)
+        self._at_later(self.day_bounds()[1] - self.elapsed, _Act.MIDNIGHT, self.place_id)
 
     def _on_counter_fix(self, queue_id: str) -> None:
         queue = self.queues[queue_id]
