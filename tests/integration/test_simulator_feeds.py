@@ -13,9 +13,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 import httpx
+import pytest
 
 from lobby_display.models import Counter, Envelope, QueueState, Ticket, TicketPage
-from lobby_display.simulator import SimulatorServer
+from lobby_display.simulator import Simulator, SimulatorServer
 
 #: The `sse` fixture: `read_feed` of conftest.py.
 ReadFeed = Callable[..., Any]
@@ -254,3 +255,28 @@ def test_stopping_the_simulator_ends_open_streams_quickly(start_simulator: Start
     listener.join(2)
     with socket.socket() as probe:
         assert probe.connect_ex(("127.0.0.1", sim.port)) != 0, "the port is released"
+
+
+async def test_the_asyncio_simulator_serves_in_the_running_loop(sim_account: Any) -> None:
+    async with Simulator(account=sim_account, speed=100.0, heartbeat=0.2) as sim:
+        key = sim.issue_key()
+        async with httpx.AsyncClient(timeout=5) as client:
+            places = await client.get(f"{sim.url}/v1/places", params={"key": key})
+            assert places.status_code == 200 and sim.place_id in places.json()
+            async with client.stream("GET", f"{sim.url}{STATES}", params={"key": key}) as response:
+                received = b""
+                async for chunk in response.aiter_raw():
+                    received += chunk
+                    if received.count(b"\n\n") >= 3:
+                        break
+        assert b"ALL_QUEUE_STATE" in received
+    assert sim.hub.closed
+
+
+def test_a_taken_port_is_reported_as_it_is(sim_account: Any) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        server = SimulatorServer(account=sim_account, port=taken.getsockname()[1])
+        with pytest.raises(OSError):
+            server.start()

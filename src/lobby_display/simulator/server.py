@@ -598,7 +598,9 @@ class SimulatorServer:
         if not self._ready.wait(timeout):
             raise TimeoutError("the simulator did not start in time")
         if self._error is not None:
-            raise RuntimeError(f"the simulator did not start: {self._error}") from self._error
+            self._thread.join(5)
+            self._thread = None
+            raise self._error  # as it happened (an OSError for a port in use, say)
         return self
 
     def stop(self, timeout: float = 10) -> None:
