@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Final
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from textual.app import App, ComposeResult
+from textual.app import App, AutopilotCallbackType, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.theme import Theme
@@ -277,6 +277,7 @@ class LobbyApp(App[None], inherit_bindings=False):
         self._locale = ""
         self._minute: tuple[int, int, int, int, int] | None = None
         self._page_slot = -1
+        self._page_origin: int | None = None
         self._next_change: datetime | None = None
         self._dirty = _Dirty()
         self._flush_scheduled = False
@@ -327,15 +328,27 @@ class LobbyApp(App[None], inherit_bindings=False):
             self._undo_signals()
             self._undo_signals = None
 
-    def run(  # type: ignore[override]
+    def run(
         self,
         *,
         headless: bool = False,
-        size: tuple[int, int] | None = None,
+        inline: bool = False,
+        inline_no_clear: bool = False,
         mouse: bool = False,
+        size: tuple[int, int] | None = None,
+        auto_pilot: AutopilotCallbackType | None = None,
+        loop: asyncio.AbstractEventLoop | None = None,
     ) -> None:
-        """Run the screen until it is asked to quit; without the mouse unless told otherwise."""
-        super().run(headless=headless, size=size, mouse=mouse)
+        """Run the screen until it is asked to quit; the mouse is off unless asked for."""
+        return super().run(
+            headless=headless,
+            inline=inline,
+            inline_no_clear=inline_no_clear,
+            mouse=mouse,
+            size=size,
+            auto_pilot=auto_pilot,
+            loop=loop,
+        )
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The quit binding does nothing when no quit chord is configured."""
@@ -410,8 +423,12 @@ class LobbyApp(App[None], inherit_bindings=False):
             self._dirty.status = True
         if self._next_change is not None and now >= self._next_change:
             self._dirty.everything()
+        # Pages turn when every locale has had its turn, counted from the first page.
         period = self._rotation.period * len(self._rotation.locales)
-        slot = math.floor(now.timestamp() / period)
+        turn = math.floor(now.timestamp() / period)
+        if self._page_origin is None:
+            self._page_origin = turn
+        slot = turn - self._page_origin
         if slot != self._page_slot:
             self._page_slot = slot
             if self._mounted:

@@ -163,3 +163,17 @@ async def test_a_label_in_another_script_is_shown_as_text() -> None:
         await wait_for(pilot, lambda: bool(panel.shown_cards) and panel.shown_cards[0].highlighted)
         assert render_big("ก๑๒", 100, 20) is None
         assert "ก๑๒" in screen_text(app)
+
+
+async def test_a_sentence_too_long_for_the_card_gives_way_to_the_counter_name() -> None:
+    clock, source = Clock(), FakeSource()
+    app = calls_app(clock, source, locales=["fr_FR"])
+    async with app.run_test(size=(80, 24)) as pilot:
+        source.push(call("t-k017", "K017", "q-pass", 2, clock.now))
+        panel = app.now_calling
+        await wait_for(pilot, lambda: bool(panel.shown_cards) and panel.shown_cards[0].highlighted)
+        card = panel.shown_cards[0]
+        assert card.counter.text == "Guichet 2"
+        await pilot.resize_terminal(160, 45)
+        await pilot.pause()
+        assert card.counter.text == "Veuillez vous présenter\u00a0: Guichet 2"

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
+from rich.align import Align
 from rich.cells import cell_len
 from rich.console import RenderableType
 from rich.table import Table
@@ -98,7 +99,7 @@ class CountersPanel(Panel):
             return Text("")
         if not content.rows:
             style = self.get_component_rich_style("counters--message", partial=True)
-            return Text(content.empty, style=style, justify="center")
+            return Align.center(Text(content.empty, style=style), vertical="middle")
         value_style = self.get_component_rich_style("counters--value", partial=True)
         columns = self.columns_for(self.content_size.width)
         lines = math.ceil(len(content.rows) / columns)

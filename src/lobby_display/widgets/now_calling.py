@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from rich.cells import cell_len
 from textual.app import ComposeResult
 from textual.containers import Container, Vertical
 from textual.content import Content
@@ -32,6 +33,8 @@ class CallCardText:
     label: str
     counter: str
     """"Please go to Desk 3" ("" when the counter is not known)."""
+    counter_name: str
+    """"Desk 3" alone: shown instead of the sentence when the sentence does not fit a line."""
     recall: str
     """"Called again" for a recall, else ""."""
     highlighted: bool
@@ -43,6 +46,7 @@ def call_card_text(view: CallView, highlighted: bool, shown: Shown) -> CallCardT
     return CallCardText(
         label=view.call.label,
         counter=shown.text.text(messages.GO_TO_COUNTER, counter=counter) if counter else "",
+        counter_name=counter,
         recall=shown.text.text(messages.RECALLED) if view.call.is_recall else "",
         highlighted=highlighted,
     )
@@ -125,9 +129,22 @@ class CallCard(Vertical):
             return
         self._text = text
         self.big.label = text.label
-        self.counter.set_text(text.counter)
+        self._fit_counter()
         self.recall.set_text(text.recall)
         self.highlighted = text.highlighted
+
+    def on_resize(self) -> None:
+        self._fit_counter()
+
+    def _fit_counter(self) -> None:
+        # A sentence broken over two lines reads badly from afar ("Please go to Desk" / "3"):
+        # when it does not fit one line, the counter's name alone says what matters.
+        text = self._text
+        if text is None:
+            return
+        width = self.content_size.width
+        fits = width <= 0 or cell_len(text.counter) <= width
+        self.counter.set_text(text.counter if fits else text.counter_name)
 
     @property
     def text(self) -> CallCardText | None:
@@ -146,7 +163,7 @@ class NowCallingPanel(Panel):
     NowCallingPanel > #cards {
         layout: grid;
         grid-size: 1 1;
-        grid-gutter: 0 1;
+        grid-gutter: 1 2;
         height: 1fr;
     }
     NowCallingPanel > .message {
@@ -228,8 +245,9 @@ def best_columns(labels: tuple[str, ...], width: int, height: int) -> int:
     best, best_rows = 1, -1
     for columns in range(1, count + 1):
         rows = math.ceil(count / columns)
-        cell_width = (width - (columns - 1)) // columns - 2
-        cell_height = height // rows - 2
+        # The grid leaves a line between rows and two cells between columns.
+        cell_width = (width - 2 * (columns - 1)) // columns - 2
+        cell_height = (height - (rows - 1)) // rows - 2
         drawn = render_big(longest, cell_width, cell_height)
         size = len(drawn) if drawn is not None else 0
         if size > best_rows:

@@ -91,7 +91,7 @@ class Panel(Widget):
         padding: 0 1;
     }
     Panel.-stale {
-        text-opacity: 55%;
+        text-opacity: 45%;
         border: dashed $warning;
     }
     Panel.-withdrawn {

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import ClassVar, Final, Literal
 
+from rich.align import Align
 from rich.cells import cell_len
 from rich.console import RenderableType
 from rich.style import Style
@@ -190,35 +191,81 @@ def _first_type(
     return next((kind for kind in types if kind.first_availability == moment), None)
 
 
-def fit_columns(
-    headings: Sequence[str], rows: Sequence[QueueRow], width: int
-) -> tuple[tuple[int, ...], bool]:
-    """The columns (by index) that fit in `width` cells, and whether the waiting column must be
-    compact: first the people go, then "Today", then the next slot, then the waiting."""
+@dataclass(frozen=True, slots=True)
+class ColumnLayout:
+    """Which columns the board shows and how wide each is."""
+
+    columns: tuple[int, ...]
+    """Column indexes: 0 name, 1 status, 2 waiting, 3 next available, 4 today."""
+    compact: bool
+    """True when the waiting column gives the tickets without the people."""
+    widths: tuple[int, ...]
+    """The width of each shown column, in cells."""
+
+
+#: Extra cells a column may get when the board has room to spare (beyond that, the room stays
+#: on the right: columns far apart are hard to read across).
+_MAX_EXTRA: Final = 6
+
+
+def fit_columns(headings: Sequence[str], rows: Sequence[QueueRow], width: int) -> ColumnLayout:
+    """The columns that fit in `width` cells, and their widths.
+
+    Each column gets the width of its longest line; the name column gives way down to
+    `_MIN_NAME_WIDTH` (cut with an ellipsis) before anything else is given up: first the people
+    in the waiting column, then "Today", then the next slot, then the waiting.
+    """
 
     def natural(index: int, compact: bool) -> int:
         cells = [row.cells(compact)[index] for row in rows]
-        widest = max(
+        if index == 0:
+            cells = [_SUB_INDENT + row.name if row.sub else row.name for row in rows]
+        return max(
             [cell_len(headings[index])]
             + [cell_len(line) for cell in cells for line in cell.split("\n")]
         )
-        return min(widest, _MIN_NAME_WIDTH) if index == 0 else widest
 
+    layout: ColumnLayout | None = None
     for columns, compact in _LAYOUTS:
+        widths = [natural(index, compact) for index in columns]
         # Two cells between columns (one each side), none at the edges.
-        needed = sum(natural(index, compact) for index in columns) + 2 * (len(columns) - 1)
-        if needed <= width:
-            return columns, compact
-    return _LAYOUTS[-1]
+        others = sum(widths[1:]) + 2 * (len(columns) - 1)
+        room = width - others
+        if room >= min(widths[0], _MIN_NAME_WIDTH) or (columns, compact) == _LAYOUTS[-1]:
+            widths[0] = max(min(widths[0], room), 1)
+            spare = width - widths[0] - others
+            if spare > 0 and len(columns) > 1:
+                extra = min(spare // (len(columns) - 1), _MAX_EXTRA)
+                widths[1:] = [value + extra for value in widths[1:]]
+            layout = ColumnLayout(columns, compact, tuple(widths))
+            break
+    assert layout is not None
+    return layout
+
+
+#: An empty line between two queues, when the board has room for it.
+SPACER: Final = QueueRow("", "", "unknown", "", "", "")
+_SUB_INDENT: Final = "  "
 
 
 def paginate(
-    groups: Sequence[tuple[QueueRow, ...]], lines: int, columns: Sequence[int] = (0, 1, 2, 3, 4)
+    groups: Sequence[tuple[QueueRow, ...]],
+    lines: int,
+    columns: Sequence[int] = (0, 1, 2, 3, 4),
 ) -> list[list[QueueRow]]:
     """Split the queues into pages of at most `lines` lines, keeping each queue's lines together
-    (a queue taller than a page keeps the rows that fit)."""
+    (a queue taller than a page keeps the rows that fit). When everything fits with an empty
+    line between queues, it gets them: one page, easier to read from afar."""
     if lines <= 0:
         return [[]]
+    heights = [sum(row.lines(columns) for row in group) for group in groups]
+    if groups and sum(heights) + len(groups) - 1 <= lines:
+        page: list[QueueRow] = []
+        for index, group in enumerate(groups):
+            if index:
+                page.append(SPACER)
+            page.extend(group)
+        return [page]
     pages: list[list[QueueRow]] = [[]]
     used = 0
     for group in groups:
@@ -289,8 +336,7 @@ class QueueBoard(Panel):
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self._pages: list[list[QueueRow]] = [[]]
-        self._columns: tuple[int, ...] = (0, 1, 2, 3, 4)
-        self._compact = False
+        self._layout = ColumnLayout((0, 1, 2, 3, 4), False, (1, 1, 1, 1, 1))
 
     def show(self, queues: Sequence[QueueView], health: HealthView, shown: Shown) -> None:
         """Show the rows of `queues`, marked with their part's health."""
@@ -338,17 +384,15 @@ class QueueBoard(Panel):
     @property
     def columns(self) -> tuple[int, ...]:
         """The columns shown at the current width (0 name, 1 status, 2 waiting, 3 next, 4 today)."""
-        return self._columns
+        return self._layout.columns
 
     def _paginate(self) -> None:
         content = self.content
         groups = content.groups if content is not None else ()
         rows = [row for group in groups for row in group]
         if content is not None and rows:
-            self._columns, self._compact = fit_columns(
-                content.headings, rows, self.content_size.width
-            )
-        self._pages = paginate(groups, self.content_size.height - 1, self._columns)
+            self._layout = fit_columns(content.headings, rows, self.content_size.width)
+        self._pages = paginate(groups, self.content_size.height - 1, self._layout.columns)
         self._update_heading()
         self.refresh()
 
@@ -367,30 +411,27 @@ class QueueBoard(Panel):
             return Text("")
         if not content.groups:
             style = self.get_component_rich_style("queue-board--message", partial=True)
-            return Text(content.empty, style=style, justify="center")
+            return Align.center(Text(content.empty, style=style), vertical="middle")
         rows = self.visible_rows
-        kept = self._columns
+        layout = self._layout
         pick = self._style
         table = Table(
             box=None,
-            expand=True,
+            expand=False,
             show_edge=False,
             pad_edge=False,
             padding=(0, 1),
             header_style=pick("heading"),
         )
-        for index in kept:
+        for index, width in zip(layout.columns, layout.widths, strict=True):
             heading = Text(content.headings[index])
-            if index == 0:
-                table.add_column(heading, ratio=1, no_wrap=True, overflow="ellipsis")
-            else:
-                table.add_column(heading, no_wrap=True, overflow="ellipsis")
+            table.add_column(heading, width=width, no_wrap=True, overflow="ellipsis")
         for row in rows:
-            cells = row.cells(self._compact)
+            cells = row.cells(layout.compact)
             texts = []
-            for index in kept:
+            for index in layout.columns:
                 if index == 0:
-                    name = f"  {row.name}" if row.sub else row.name
+                    name = _SUB_INDENT + row.name if row.sub else row.name
                     texts.append(Text(name, style=pick("sub" if row.sub else "name")))
                 elif index == 1:
                     texts.append(Text(cells[1], style=pick(row.tone)))
@@ -406,6 +447,8 @@ class QueueBoard(Panel):
 
 
 __all__ = [
+    "SPACER",
+    "ColumnLayout",
     "QueueBoard",
     "QueueBoardText",
     "QueueRow",

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
+from rich.align import Align
 from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
@@ -107,7 +108,7 @@ class RecentCallsPanel(Panel):
             return Text("")
         if not content.rows:
             style = self.get_component_rich_style("recent-calls--message", partial=True)
-            return Text(content.empty, style=style, justify="center")
+            return Align.center(Text(content.empty, style=style), vertical="middle")
         heading = self.get_component_rich_style("recent-calls--heading", partial=True)
         latest = self.get_component_rich_style("recent-calls--latest", partial=True)
         table = Table(
