@@ -3,10 +3,12 @@ call's label growing with the space, queues that do not fit shown a page at a ti
 
 from __future__ import annotations
 
-import pytest
-from boards import Clock, board_app, screen_text
+from dataclasses import replace
 
-from lobby_display.views import QueueView
+import pytest
+from boards import Clock, board_app, make_board, make_settings, reference, screen_text
+
+from lobby_display.models import Queue, keyed, pick_name
 
 SIZES = [(80, 24), (100, 30), (120, 34), (160, 45), (200, 56), (240, 67)]
 
@@ -60,7 +62,19 @@ async def test_the_label_grows_with_the_screen() -> None:
 
 async def test_queues_that_do_not_fit_are_shown_a_page_at_a_time() -> None:
     clock = Clock()
-    app = board_app(["en_US"], clock)
+    settings = make_settings()
+    board = make_board(settings, clock.now)
+    names = reference()
+    queues = dict(names.queues)
+    queues.update(
+        keyed(
+            Queue,
+            {f"q-extra{n}": {"name": {"en_US": f"Extra service {n}"}} for n in range(8)},
+            "queueId",
+        )
+    )
+    board.apply(replace(names, queues=queues), clock.now)
+    app = board_app(["en_US"], clock, board=board)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         board = app.queue_board
@@ -74,8 +88,8 @@ async def test_queues_that_do_not_fit_are_shown_a_page_at_a_time() -> None:
             clock.advance(app.settings.display.rotation_seconds)
             app.tick()
             await pilot.pause()
-        queues: tuple[QueueView, ...] = app.board.queues()
-        assert len(seen) == len(queues) == 4
+        assert seen == {pick_name(queue.names, "en_US") for queue in app.board.queues()}
+        assert len(seen) == 12
 
 
 async def test_a_narrow_screen_drops_columns_before_cutting_names() -> None:

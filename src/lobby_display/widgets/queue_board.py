@@ -45,8 +45,9 @@ _TONES: Final[dict[QueueStatus, Tone]] = {
     QueueStatus.OPEN: "open",
 }
 
-#: The name column never gets narrower than this while other columns are dropped.
-_MIN_NAME_WIDTH: Final = 14
+#: Columns are given up before a queue's name is cut below this many cells (a longer name is
+#: cut with an ellipsis).
+_NAME_WIDTH: Final = 24
 #: What the board gives up, step by step, when the width runs short: (columns kept, whether
 #: the waiting column is compact: tickets only, without the people).
 _LAYOUTS: Final = (
@@ -201,6 +202,13 @@ class ColumnLayout:
     """True when the waiting column gives the tickets without the people."""
     widths: tuple[int, ...]
     """The width of each shown column, in cells."""
+    headings: tuple[str, ...] = ()
+    """The heading of each shown column (a long one may be on two lines)."""
+
+    @property
+    def header_lines(self) -> int:
+        """How many lines the headings take."""
+        return max((heading.count("\n") + 1 for heading in self.headings), default=1)
 
 
 #: Extra cells a column may get when the board has room to spare (beyond that, the room stays
@@ -208,39 +216,79 @@ class ColumnLayout:
 _MAX_EXTRA: Final = 6
 
 
-def fit_columns(headings: Sequence[str], rows: Sequence[QueueRow], width: int) -> ColumnLayout:
-    """The columns that fit in `width` cells, and their widths.
+def wrap_heading(heading: str) -> str:
+    """A heading on two lines, split at the space that makes the longer line shortest
+    ("Next available" -> "Next\navailable"); a heading without a space stays as it is."""
+    best = heading
+    for index, char in enumerate(heading):
+        if char == " ":
+            candidate = heading[:index] + "\n" + heading[index + 1 :]
+            if _widest_line(candidate) < _widest_line(best):
+                best = candidate
+    return best
 
-    Each column gets the width of its longest line; the name column gives way down to
-    `_MIN_NAME_WIDTH` (cut with an ellipsis) before anything else is given up: first the people
-    in the waiting column, then "Today", then the next slot, then the waiting.
+
+def _widest_line(text: str) -> int:
+    return max(cell_len(line) for line in text.split("\n"))
+
+
+def fit_columns(headings: Sequence[str], rows: Sequence[QueueRow], width: int) -> ColumnLayout:
+    """The preferred columns for `width` cells: the first of `column_layouts`."""
+    return column_layouts(headings, rows, width)[0]
+
+
+def column_layouts(
+    headings: Sequence[str], rows: Sequence[QueueRow], width: int
+) -> list[ColumnLayout]:
+    """Every way of showing the columns in `width` cells, the most complete first.
+
+    Each column gets the width of its longest line. Names are never cut below `_NAME_WIDTH`
+    cells while something else can give way: first headings wider than their column go on two
+    lines, then the people leave the waiting column, then "Today" goes, then the next slot, then
+    the waiting. Only when nothing fits are names cut (with an ellipsis).
     """
 
-    def natural(index: int, compact: bool) -> int:
+    def natural(index: int, compact: bool, heading: str) -> int:
         cells = [row.cells(compact)[index] for row in rows]
         if index == 0:
             cells = [_SUB_INDENT + row.name if row.sub else row.name for row in rows]
-        return max(
-            [cell_len(headings[index])]
-            + [cell_len(line) for cell in cells for line in cell.split("\n")]
-        )
+        return max([_widest_line(heading)] + [_widest_line(cell) for cell in cells if cell])
 
-    layout: ColumnLayout | None = None
+    wrapped = [wrap_heading(heading) for heading in headings]
+    layouts: list[ColumnLayout] = []
     for columns, compact in _LAYOUTS:
-        widths = [natural(index, compact) for index in columns]
-        # Two cells between columns (one each side), none at the edges.
+        for shown in (headings, wrapped):
+            widths = [natural(index, compact, shown[index]) for index in columns]
+            # Two cells between columns (one each side), none at the edges.
+            others = sum(widths[1:]) + 2 * (len(columns) - 1)
+            room = width - others
+            if room >= min(widths[0], _NAME_WIDTH):
+                layouts.append(_layout(columns, compact, widths, room, room, shown))
+                break
+    if not layouts:
+        columns, compact = _LAYOUTS[-1]
+        widths = [natural(index, compact, wrapped[index]) for index in columns]
         others = sum(widths[1:]) + 2 * (len(columns) - 1)
-        room = width - others
-        if room >= min(widths[0], _MIN_NAME_WIDTH) or (columns, compact) == _LAYOUTS[-1]:
-            widths[0] = max(min(widths[0], room), 1)
-            spare = width - widths[0] - others
-            if spare > 0 and len(columns) > 1:
-                extra = min(spare // (len(columns) - 1), _MAX_EXTRA)
-                widths[1:] = [value + extra for value in widths[1:]]
-            layout = ColumnLayout(columns, compact, tuple(widths))
-            break
-    assert layout is not None
-    return layout
+        layouts.append(_layout(columns, compact, widths, width - others, width - others, wrapped))
+    return layouts
+
+
+def _layout(
+    columns: tuple[int, ...],
+    compact: bool,
+    widths: list[int],
+    room: int,
+    spare_for_name: int,
+    headings: Sequence[str],
+) -> ColumnLayout:
+    widths[0] = max(min(widths[0], room), 1)
+    spare = spare_for_name - widths[0]
+    if spare > 0 and len(columns) > 1:
+        extra = min(spare // (len(columns) - 1), _MAX_EXTRA)
+        widths[1:] = [value + extra for value in widths[1:]]
+    return ColumnLayout(
+        columns, compact, tuple(widths), tuple(headings[index] for index in columns)
+    )
 
 
 #: An empty line between two queues, when the board has room for it.
@@ -336,7 +384,7 @@ class QueueBoard(Panel):
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self._pages: list[list[QueueRow]] = [[]]
-        self._layout = ColumnLayout((0, 1, 2, 3, 4), False, (1, 1, 1, 1, 1))
+        self._layout = ColumnLayout((0, 1, 2, 3, 4), False, (1, 1, 1, 1, 1), ("",) * 5)
 
     def show(self, queues: Sequence[QueueView], health: HealthView, shown: Shown) -> None:
         """Show the rows of `queues`, marked with their part's health."""
@@ -390,9 +438,21 @@ class QueueBoard(Panel):
         content = self.content
         groups = content.groups if content is not None else ()
         rows = [row for group in groups for row in group]
+        height = self.content_size.height
         if content is not None and rows:
-            self._layout = fit_columns(content.headings, rows, self.content_size.width)
-        self._pages = paginate(groups, self.content_size.height - 1, self._layout.columns)
+            # The most complete layout, unless a plainer one needs fewer pages (on a short
+            # screen, hours on two lines can cost a page).
+            best: tuple[ColumnLayout, list[list[QueueRow]]] | None = None
+            for layout in column_layouts(content.headings, rows, self.content_size.width):
+                pages = paginate(groups, height - layout.header_lines, layout.columns)
+                if best is None or len(pages) < len(best[1]):
+                    best = (layout, pages)
+                if len(pages) == 1:
+                    break
+            assert best is not None
+            self._layout, self._pages = best
+        else:
+            self._pages = paginate(groups, height - 1, self._layout.columns)
         self._update_heading()
         self.refresh()
 
@@ -423,9 +483,8 @@ class QueueBoard(Panel):
             padding=(0, 1),
             header_style=pick("heading"),
         )
-        for index, width in zip(layout.columns, layout.widths, strict=True):
-            heading = Text(content.headings[index])
-            table.add_column(heading, width=width, no_wrap=True, overflow="ellipsis")
+        for heading, width in zip(layout.headings, layout.widths, strict=True):
+            table.add_column(Text(heading), width=width, no_wrap=True, overflow="ellipsis")
         for row in rows:
             cells = row.cells(layout.compact)
             texts = []
@@ -453,8 +512,10 @@ __all__ = [
     "QueueBoardText",
     "QueueRow",
     "availability_text",
+    "column_layouts",
     "fit_columns",
     "paginate",
     "queue_rows",
     "waiting_text",
+    "wrap_heading",
 ]
