@@ -112,6 +112,10 @@ class PlaceSettings(Section):
 Locale = Literal["fr_FR", "en_US", "es_ES", "de_DE", "zh_CN", "zh_TW", "ja_JP", "ko_KR", "th_TH"]
 
 
+#: Characters refused in `display.output` (quotes, escapes and sway's command separators).
+_OUTPUT_FORBIDDEN: Final = frozenset('"\'\\,;[]')
+
+
 class DisplaySettings(Section):
     """`[display]`: what the screen shows and how."""
 
@@ -152,12 +156,30 @@ class DisplaySettings(Section):
     quit_key: str = "ctrl+q"
     """Key chord that quits (for the installer); empty: no key quits."""
 
+    output: str = ""
+    """The TV this screen goes on when one PC drives several (lobby-display-screen@.service): a
+    video output's name like "HDMI-A-2" (`swaymsg -t get_outputs`); "" lets the compositor
+    choose. Not used by the single-screen units."""
+
     @field_validator("locales", mode="before")
     @classmethod
     def _locale_list(cls, value: object) -> object:
         if isinstance(value, str):
             return [part.strip() for part in value.split(",") if part.strip()]
         return value
+
+    @field_validator("output")
+    @classmethod
+    def _output(cls, value: str) -> str:
+        name = value.strip()
+        # The name is quoted inside sway commands: these characters would end or split them.
+        bad = sorted({c for c in name if c in _OUTPUT_FORBIDDEN or not c.isprintable()})
+        if bad:
+            shown = " ".join(repr(c) for c in bad)
+            raise ValueError(
+                f"{value!r} is not an output name ({shown} not allowed; like HDMI-A-2)"
+            )
+        return name
 
     @field_validator("timezone")
     @classmethod
