@@ -56,6 +56,8 @@ Source = Callable[[Callable[[Update], None]], Awaitable[None]]
 
 #: The id of the quit binding, whose key is `display.quit_key`.
 QUIT_BINDING: Final = "lobby-display.quit"
+#: The `banner` that says, in the locale on screen, that the data is simulated.
+DEMO_BANNER: Final = "demo"
 #: Screens at least this many cells wide put the calls beside the queues; narrower ones stack.
 WIDE_FROM: Final = 110
 #: Screens at least this many lines high get a roomier header.
@@ -223,7 +225,8 @@ class LobbyApp(App[None], inherit_bindings=False):
     `settings` are the screen's configuration; `source` feeds it updates (None: the board
     stays as given); `hooks` tell the rest of the program what happens; `clock` gives the
     moment (tests fix it); `board` is a board to start from (a restored one, a test's).
-    `banner` is shown at the right of the status line (the demo says it is one).
+    `banner` is shown at the right of the status line; `DEMO_BANNER` shows "Demonstration:
+    simulated data" in the locale on screen.
     """
 
     CSS_PATH = "app.tcss"
@@ -458,19 +461,40 @@ class LobbyApp(App[None], inherit_bindings=False):
         parts = board.parts(now)
         self.connecting.display = not self._has_data
         self.query_one("#main").display = self._has_data
-        if dirty.header:
+
+        def header() -> None:
             self.header.show(board.place_names(), shown)
             self.connecting.show(shown)
-        if dirty.calls:
+
+        def calls() -> None:
             self.now_calling.show(board.now_calling(now), parts[Part.CALLS], shown)
             self.recent_calls.show(board.recent_calls(), parts[Part.CALLS], shown)
-        if dirty.queues:
+
+        def queues() -> None:
             self.queue_board.show(board.queues(), parts[Part.QUEUES], shown)
-        if dirty.counters:
+
+        def counters() -> None:
             self.counters.show(board.counters(), parts[Part.COUNTERS], shown)
-        if dirty.status:
-            banner = shown.text.text(messages.DEMO) if self.banner == "demo" else self.banner
+
+        def status() -> None:
+            banner = self.banner
+            if banner == DEMO_BANNER:
+                banner = shown.text.text(messages.DEMO)
             self.status_line.show(parts, shown, banner)
+
+        for wanted, draw in (
+            (dirty.header, header),
+            (dirty.calls, calls),
+            (dirty.queues, queues),
+            (dirty.counters, counters),
+            (dirty.status, status),
+        ):
+            if wanted:
+                try:
+                    draw()
+                except Exception:
+                    # One part that cannot be drawn must not take the others (or the kiosk) down.
+                    log.exception("the %s could not be drawn", draw.__name__)
 
     # --- the source ------------------------------------------------------------------------------
 
@@ -589,6 +613,7 @@ class LobbyApp(App[None], inherit_bindings=False):
 
 
 __all__ = [
+    "DEMO_BANNER",
     "THEMES",
     "AppHooks",
     "LobbyApp",

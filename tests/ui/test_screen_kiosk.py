@@ -28,7 +28,7 @@ from boards import (
     wait_for,
 )
 
-from lobby_display.app import LobbyApp
+from lobby_display.app import DEMO_BANNER, LobbyApp
 from lobby_display.config import load_config
 from lobby_display.models import Counter, Endpoint, Place, Queue, keyed
 from lobby_display.updates import CountersSnapshot, ReferenceData, TicketChanged
@@ -262,3 +262,11 @@ async def test_every_theme_draws_the_board(theme: str) -> None:
         if theme == "console":
             # Glyphs of the Linux console's font only: square corners, no rounded ones.
             assert "╭" not in "".join(lines)
+
+
+async def test_the_demo_says_so_in_the_locale_on_screen() -> None:
+    settings = make_settings(locales=["fr_FR"])
+    app = LobbyApp(settings, clock=Clock(), board=make_board(settings, NOW), banner=DEMO_BANNER)
+    async with app.run_test(size=(120, 34)) as pilot:
+        await pilot.pause()
+        assert "Démonstration" in screen_text(app)
