@@ -37,6 +37,7 @@ from lobby_display.board import Board, BoardSettings, Changes
 from lobby_display.config import DisplaySettings, Settings
 from lobby_display.i18n import LocaleRotation, LocaleText
 from lobby_display.models import LOCALES
+from lobby_display.redaction import redact
 from lobby_display.service import install_signal_handlers, reload_config
 from lobby_display.updates import Call, FeedHealth, ReferenceData, Update
 from lobby_display.views import PART_FEED, Part
@@ -519,7 +520,10 @@ class LobbyApp(App[None], inherit_bindings=False):
             except asyncio.CancelledError:
                 raise
             except Exception as error:
-                problem = f"the source of updates failed ({type(error).__name__}: {error})"
+                # The message may carry a URL with the API key in it: never log it as is.
+                problem = (
+                    f"the source of updates failed ({type(error).__name__}: {redact(str(error))})"
+                )
                 log.debug("source failure", exc_info=True)
             if time.monotonic() - started >= HEALTHY_RUN_SECONDS:
                 delay = first

@@ -155,13 +155,17 @@ async def test_sigterm_leaves_cleanly() -> None:
         assert app.return_code == 0
 
 
-async def test_a_failing_or_ending_source_is_started_again_and_the_screen_stays() -> None:
+async def test_a_failing_or_ending_source_is_started_again_and_the_screen_stays(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     clock, source = Clock(), FakeSource()
     settings = make_settings()
     app = LobbyApp(settings, source, clock=clock, restart_delays=(0.01, 0.05))
     async with app.run_test(size=(120, 34)) as pilot:
-        source.push(RuntimeError("connection refused"))
+        source.push(RuntimeError("GET https://display.test/v1/sse?key=s3cr3t-k3y refused"))
         await wait_for(pilot, lambda: source.runs >= 2)
+        assert "the source of updates failed" in caplog.text
+        assert "s3cr3t-k3y" not in caplog.text
         source.push(FakeSource.END)
         await wait_for(pilot, lambda: source.runs >= 3)
         source.push(reference(), queue_states())
