@@ -1,0 +1,1 @@
+"""Benchmarks of the display against the simulator; `python -m bench` runs them all."""

@@ -1,0 +1,415 @@
+"""What the benchmarks share: programs on a pty, their CPU and memory, the simulator, statistics.
+
+Every benchmark runs the real display (`python -m lobby_display run --config FILE`) on its own
+pseudo-terminal against the simulator on 127.0.0.1, often next to a bare Textual app showing a
+clock (`bench/bare_clock.py`) on a pty of the same size. The terminal side is read by a thread
+that timestamps each chunk with `time.perf_counter()` as it arrives, and strips escape sequences
+so that the text on screen can be searched.
+"""
+
+from __future__ import annotations
+
+import codecs
+import fcntl
+import importlib.metadata
+import math
+import os
+import platform
+import re
+import select
+import signal
+import statistics
+import struct
+import subprocess
+import sys
+import termios
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench.bare_clock import BARE_MARK as BARE_MARK
+from lobby_display.simulator import ServiceAccount, SimulatorServer
+from lobby_display.simulator.names import COMPANY_NAME
+
+#: The repository (the bench package's parent): programs run from here.
+ROOT = Path(__file__).resolve().parent.parent
+#: The screen every benchmark draws on: a 1080p TV in a terminal gives about this.
+ROWS, COLUMNS = 50, 160
+#: Complete escape sequences (CSI, OSC, two-byte ESC x) and lone C0 controls.
+_ESCAPES = re.compile(
+    rb"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]|[\x00-\x08\x0b-\x1f]"
+)
+#: A sequence cut at the end of a chunk (kept for the next chunk).
+_CUT = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*|\][^\x07\x1b]*)?$")
+
+#: How much of the text written is kept for `Terminal.wait_for` (a few full screens).
+TEXT_KEPT = 256 * 1024
+
+Watcher = Callable[[float, str], None]
+
+
+def quiet_environment(**extra: str) -> dict[str, str]:
+    """The environment of a program under test: no animations, no colour overrides, no config."""
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if not name.startswith("LOBBY_DISPLAY_")
+        and name not in ("NO_COLOR", "CREDENTIALS_DIRECTORY", "NOTIFY_SOCKET", "WATCHDOG_USEC")
+    }
+    env.update(TERM="xterm-256color", COLORTERM="truecolor", TEXTUAL_ANIMATIONS="none")
+    env.update(extra)
+    return env
+
+
+class Terminal:
+    """A program on its own pseudo-terminal; its output is kept as timestamped chunks.
+
+    `watch(at, text)` is called from the reader thread for every chunk, with the moment it was
+    read (`perf_counter`) and its text with the escape sequences replaced by NUL (so words of
+    different cells never join). `started_at` is the `perf_counter` just before the process was
+    started.
+    """
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        env: Mapping[str, str] | None = None,
+        rows: int = ROWS,
+        columns: int = COLUMNS,
+        watch: Watcher | None = None,
+    ) -> None:
+        self.argv = list(argv)
+        self.env = dict(env if env is not None else quiet_environment())
+        self.rows = rows
+        self.columns = columns
+        self.watch = watch
+        self.process: subprocess.Popen[bytes] | None = None
+        self.started_at = 0.0
+        self.bytes_read = 0
+        self._master = -1
+        self._text = ""
+        self._carry = b""
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self._lock = threading.Condition()
+        self._eof = False
+        self._stop = threading.Event()
+        self._reader: threading.Thread | None = None
+
+    @property
+    def pid(self) -> int:
+        """The program's process id."""
+        assert self.process is not None
+        return self.process.pid
+
+    def start(self) -> Terminal:
+        """Start the program on a fresh pty of `rows` x `columns`."""
+        master, slave = os.openpty()
+        winsize = struct.pack("HHHH", self.rows, self.columns, 0, 0)
+        fcntl.ioctl(master, termios.TIOCSWINSZ, winsize)
+        self._master = master
+        self.started_at = time.perf_counter()
+        try:
+            self.process = subprocess.Popen(
+                self.argv,
+                stdin=slave,
+                stdout=slave,
+                stderr=slave,
+                env=self.env,
+                cwd=ROOT,
+                start_new_session=True,
+                preexec_fn=lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0),
+            )
+        finally:
+            os.close(slave)
+        self._reader = threading.Thread(target=self._read, name="pty-reader", daemon=True)
+        self._reader.start()
+        return self
+
+    def __enter__(self) -> Terminal:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _read(self) -> None:
+        while not self._stop.is_set():
+            if not select.select([self._master], [], [], 0.05)[0]:
+                continue
+            try:
+                chunk = os.read(self._master, 1 << 16)
+            except OSError:
+                chunk = b""
+            at = time.perf_counter()
+            if not chunk:
+                break
+            text = self._strip(chunk)
+            with self._lock:
+                self.bytes_read += len(chunk)
+                self._text = (self._text + text)[-TEXT_KEPT:]
+                self._lock.notify_all()
+            if self.watch is not None:
+                self.watch(at, text)
+        with self._lock:
+            self._eof = True
+            self._lock.notify_all()
+
+    def _strip(self, chunk: bytes) -> str:
+        data = self._carry + chunk
+        cut = _CUT.search(data)
+        if cut is not None:
+            data, self._carry = data[: cut.start()], data[cut.start() :]
+        else:
+            self._carry = b""
+        return self._decoder.decode(_ESCAPES.sub(b"\x00", data))
+
+    def text(self) -> str:
+        """The last `TEXT_KEPT` characters written, escape sequences replaced by NUL."""
+        with self._lock:
+            return self._text
+
+    def wait_for(self, found: Callable[[str], bool], timeout: float) -> float:
+        """Wait until `found(text so far)`; return the `perf_counter` when it became true."""
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            while True:
+                text = self._text
+                if found(text):
+                    return time.perf_counter()
+                remaining = deadline - time.monotonic()
+                if self._eof or remaining <= 0:
+                    raise RuntimeError(
+                        f"{self.argv[-1]!r}: the screen never got there; it ended with "
+                        f"{text[-400:]!r}"
+                    )
+                self._lock.wait(min(remaining, 0.5))
+
+    def stop(self, timeout: float = 10.0) -> int | None:
+        """SIGTERM, then SIGKILL if needed; release the pty. Returns the exit code."""
+        code = None
+        if self.process is not None:
+            if self.process.poll() is None:
+                self.process.send_signal(signal.SIGTERM)
+                try:
+                    self.process.wait(timeout)
+                except subprocess.TimeoutExpired:
+                    self.process.kill()
+                    self.process.wait()
+            code = self.process.returncode
+        self._stop.set()
+        if self._reader is not None:
+            self._reader.join(5)
+        if self._master >= 0:
+            os.close(self._master)
+            self._master = -1
+        return code
+
+
+# --- the two programs --------------------------------------------------------------------------
+
+
+def display_argv(config: Path) -> list[str]:
+    """The kiosk display, as the systemd unit starts it."""
+    return [sys.executable, "-m", "lobby_display", "run", "--config", str(config)]
+
+
+def bare_argv() -> list[str]:
+    """The bare Textual app showing a clock (`bench/bare_clock.py`)."""
+    return [sys.executable, "-m", "bench.bare_clock"]
+
+
+#: What the display's status line says once every feed is live.
+LIVE_MARK = re.compile(r"(?<![A-Za-z])Live(?![a-z])")
+
+
+# --- CPU and memory of a process ---------------------------------------------------------------
+
+_TICK = os.sysconf("SC_CLK_TCK")
+_PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of the process so far, in seconds (/proc/PID/stat)."""
+    text = Path(f"/proc/{pid}/stat").read_text()
+    fields = text[text.rindex(")") + 2 :].split()
+    return (int(fields[11]) + int(fields[12])) / _TICK
+
+
+def memory(pid: int) -> tuple[int, int]:
+    """(RSS, peak RSS) of the process in bytes (/proc/PID/status VmRSS and VmHWM)."""
+    values = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        name, _, rest = line.partition(":")
+        if name in ("VmRSS", "VmHWM"):
+            values[name] = int(rest.split()[0]) * 1024
+    return values["VmRSS"], values["VmHWM"]
+
+
+# --- the simulator -----------------------------------------------------------------------------
+
+_ACCOUNT: ServiceAccount | None = None
+
+
+def account() -> ServiceAccount:
+    """One service account for every simulator of the run (RSA key generation is slow)."""
+    global _ACCOUNT
+    if _ACCOUNT is None:
+        _ACCOUNT = ServiceAccount.generate(COMPANY_NAME)
+    return _ACCOUNT
+
+
+@contextmanager
+def simulated_place(**options: Any) -> Iterator[SimulatorServer]:
+    """A simulator on 127.0.0.1 (see `SimulatorServer` for the options)."""
+    with SimulatorServer(account=account(), **options) as sim:
+        yield sim
+
+
+def display_config(sim: SimulatorServer, folder: Path, **display: Any) -> Path:
+    """A config for the display of `sim`, in English, logging to a file in `folder`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    return sim.write_config(
+        folder,
+        locales=["en_US"],
+        display=display,
+        log={"file": str(folder / "display.log")},
+    )
+
+
+@dataclass
+class Publications:
+    """When the simulator published each ticket call (first time per label), and how much."""
+
+    calls: dict[str, float] = field(default_factory=dict)
+    ticket_events: int = 0
+    created: int = 0
+    events: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+def record_publications(sim: SimulatorServer) -> Publications:
+    """Wrap the simulator's `publish` to note the moment each call (state 200) goes out.
+
+    The moment is taken just before the simulator hands the event to its feeds, so the delay
+    measured from it includes the simulator's own writing.
+    """
+    seen = Publications()
+
+    def install(simulator: Any) -> None:
+        original = simulator.publish
+
+        def publish(events: list[Any]) -> None:
+            at = time.perf_counter()
+            with seen.lock:
+                seen.events += len(events)
+                for event in events:
+                    if event.feed != "tickets":
+                        continue
+                    seen.ticket_events += 1
+                    if event.action == "CREATE":
+                        seen.created += 1
+                    elif event.data.get("state") == 200:
+                        seen.calls.setdefault(str(event.data.get("label")), at)
+            original(events)
+
+        simulator.publish = publish
+
+    sim.call(install)
+    return seen
+
+
+# --- numbers -----------------------------------------------------------------------------------
+
+
+def percentile(values: Sequence[float], share: float) -> float:
+    """The `share` (0..1) percentile of `values`, by the nearest-rank method."""
+    ordered = sorted(values)
+    if not ordered:
+        return math.nan
+    rank = max(1, math.ceil(share * len(ordered)))
+    return ordered[rank - 1]
+
+
+def spread(values: Sequence[float]) -> tuple[float, float, float]:
+    """(median, min, max)."""
+    if not values:
+        return math.nan, math.nan, math.nan
+    return statistics.median(values), min(values), max(values)
+
+
+def mib(value: float) -> str:
+    """Bytes as MiB with one decimal."""
+    return f"{value / 1024 / 1024:.1f} MiB"
+
+
+def machine() -> dict[str, str]:
+    """The machine and the software the numbers were measured with."""
+    model = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    total = 0
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                total = int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return {
+        "cpu": model,
+        "cores": str(os.cpu_count()),
+        "memory": f"{total / 1024**3:.1f} GiB",
+        "system": f"{platform.system()} {platform.release()}",
+        "python": platform.python_version(),
+        "textual": importlib.metadata.version("textual"),
+        "rich": importlib.metadata.version("rich"),
+        "load": f"{os.getloadavg()[0]:.2f}",
+    }
+
+
+def sleep_until(deadline: float) -> None:
+    """Sleep until `time.monotonic()` reaches `deadline`."""
+    remaining = deadline - time.monotonic()
+    if remaining > 0:
+        time.sleep(remaining)
+
+
+class Marks:
+    """Notes the moment each pattern first appears in what a program writes (a `Terminal.watch`).
+
+    Patterns are searched in each chunk together with the end of the previous one, so a mark
+    cut between two chunks is still found.
+    """
+
+    def __init__(self, **patterns: re.Pattern[str] | str) -> None:
+        self.patterns = {
+            name: re.compile(re.escape(pattern)) if isinstance(pattern, str) else pattern
+            for name, pattern in patterns.items()
+        }
+        self.first: dict[str, float] = {}
+        self._carry = ""
+        self._done = threading.Event()
+
+    def __call__(self, at: float, text: str) -> None:
+        window = self._carry + text
+        self._carry = text[-64:]
+        for name, pattern in self.patterns.items():
+            if name not in self.first and pattern.search(window):
+                self.first[name] = at
+        if len(self.first) == len(self.patterns):
+            self._done.set()
+
+    def wait(self, timeout: float) -> dict[str, float]:
+        """Wait until every pattern was seen; the moments, by name."""
+        if not self._done.wait(timeout):
+            missing = sorted(set(self.patterns) - set(self.first))
+            raise RuntimeError(f"never shown within {timeout:.0f} s: {', '.join(missing)}")
+        return dict(self.first)
