@@ -26,6 +26,14 @@ from httpx_sse import EventSource, ServerSentEvent, SSEError
 from httpx_sse._decoders import SSEDecoder, SSELineDecoder  # pinned 0.4.3; see _events()
 from pydantic import ValidationError
 
+from lobby_display.auth import (
+    AuthRefused,
+    ClockNotSynchronised,
+    DisplayServiceError,
+    KeyRefused,
+    describe_failure,
+    describe_transport_error,
+)
 from lobby_display.models import (
     Counter,
     Endpoint,
@@ -337,7 +345,12 @@ class FeedRunner:
         self.attempt = 0
         self.last_message_at: datetime | None = None
         self._last_health_at: datetime | None = None
-        self._server_retry = 0.0
+        self._connected_at: datetime | None = None
+        """When the current connection's first message arrived (None before it)."""
+        self._stream_retry = 0.0
+        """The stream's `retry:` (seconds): a floor for every later reconnection, as in SSE."""
+        self._retry_after = 0.0
+        """An error answer's `Retry-After` (seconds): a floor for the next attempt only."""
 
     def _health(self, status: FeedStatus, error: str = "", next_try: float | None = None) -> None:
         now = self.clock()
@@ -361,29 +374,40 @@ class FeedRunner:
         """Connect, read, reconnect; returns only when cancelled."""
         self._health(FeedStatus.CONNECTING)
         while True:
-            connected_at: datetime | None = None
             refused = False
             try:
-                connected_at = await self._stream()
+                await self._stream()
                 error = "the service closed the stream"
             except asyncio.CancelledError:
                 raise
             except _Refused as problem:
                 refused, error = True, str(problem)
+            except AuthRefused as problem:
+                # No key to be had (the developer token is refused), or a ticket page refused
+                # even with a fresh key; the message names the route and never the key.
+                refused, error = True, str(problem)
+            except (DisplayServiceError, ClockNotSynchronised) as problem:
+                # A REST call of the feed (a ticket page, a new key) failed, in words.
+                error = str(problem)
             except NotUnderstood as problem:
                 error = f"could not read {problem}; reading a fresh snapshot"
             except EventTooLarge as problem:
                 error = f"dropped {problem}; reading a fresh snapshot"
             except httpx.ReadTimeout:
-                error = f"no data for {self.client.http.timeout.read:.0f} s (stalled)"
+                error = f"no data for {self.client.http.timeout.read:g} s (stalled)"
             except httpx.TimeoutException:
                 error = "the service did not answer in time"
             except httpx.ConnectError:
                 error = "cannot connect to the service"
             except httpx.RemoteProtocolError:
                 error = "the connection dropped"
+            except httpx.ReadError:
+                # Its message is empty: a read fails this way when the connection is reset.
+                error = "the connection broke (reset by the network or the service)"
+            except httpx.HTTPStatusError as problem:
+                error = str(problem)
             except httpx.HTTPError as problem:
-                error = f"network error ({type(problem).__name__})"
+                error = f"the connection broke ({describe_transport_error(problem)})"
             except SSEError as problem:
                 error = f"not an event stream ({problem})"
             except (ValidationError, ValueError) as problem:
@@ -392,12 +416,18 @@ class FeedRunner:
                 log.exception("%s feed: unexpected error", self.feed)
                 error = f"unexpected error ({type(problem).__name__})"
             error = redact(error)
-            if connected_at is not None:
-                lasted = (self.clock() - connected_at).total_seconds()
+            # However the connection ended, a long healthy one starts the backoff afresh.
+            if self._connected_at is not None:
+                lasted = (self.clock() - self._connected_at).total_seconds()
                 if lasted >= self.timing.healthy_after:
                     self.attempt = 0
             self.attempt += 1
-            delay = max(backoff_delay(self.attempt, self.timing, self.rng), self._server_retry)
+            delay = max(
+                backoff_delay(self.attempt, self.timing, self.rng),
+                self._stream_retry,
+                self._retry_after,
+            )
+            self._retry_after = 0.0
             log.warning(
                 "%s feed: %s; reconnecting in %.1f s (attempt %d)",
                 self.feed,
@@ -408,20 +438,25 @@ class FeedRunner:
             self._health(FeedStatus.REFUSED if refused else FeedStatus.RECONNECTING, error, delay)
             await asyncio.sleep(delay)
 
-    async def _stream(self) -> datetime | None:
+    async def _stream(self) -> None:
         """One connection: returns when the server closes it cleanly; raises otherwise."""
+        self._connected_at = None
         key = await self.client.keys.get()
-        connected_at: datetime | None = None
-        for _ in range(2):
+        for fresh_key in (False, True):
             params = {**self.decoder.params(), "key": key}
             headers = {"Accept": "text/event-stream", "Cache-Control": "no-store"}
             url = self.client.url(self.decoder.path)
             async with self.client.http.stream("GET", url, params=params, headers=headers) as resp:
                 if resp.status_code in (401, 403):
                     await resp.aclose()
+                    if fresh_key:
+                        # Asking for yet another key now would not help: the next attempt
+                        # (after the backoff) starts with this one.
+                        break
                     try:
                         fresh = await self.client.keys.refresh(key)
-                    except Exception as problem:
+                    except KeyRefused as problem:
+                        # Only a refusal is final; a key service that is down is retried.
                         raise _Refused(
                             f"the service refused the API key ({resp.status_code}) and no new "
                             f"key could be had: {redact(str(problem))}"
@@ -431,23 +466,22 @@ class FeedRunner:
                     key = fresh
                     continue
                 if resp.status_code != 200:
-                    self._server_retry = _retry_after(resp)
+                    self._retry_after = _retry_after(resp)
                     raise httpx.HTTPStatusError(
-                        f"the service answered {resp.status_code}",
+                        describe_failure(f"the {self.feed} feed", resp, None),
                         request=resp.request,
                         response=resp,
                     )
                 EventSource(resp)._check_content_type()
-                connected_at = await self._read(resp)
-                return connected_at
+                await self._read(resp)
+                return
         raise _Refused("the service refused a fresh API key too")
 
-    async def _read(self, response: httpx.Response) -> datetime | None:
+    async def _read(self, response: httpx.Response) -> None:
         first = True
-        connected_at: datetime | None = None
         async for event in _events(response, self.timing.max_event_bytes, self._alive):
             if event.retry is not None:
-                self._server_retry = event.retry / 1000
+                self._stream_retry = event.retry / 1000
             if not event.data.strip():
                 continue  # a heartbeat (httpx-sse bug #35 turns pings after an id into these)
             data = json.loads(event.data)
@@ -462,14 +496,13 @@ class FeedRunner:
             now = self.clock()
             if first:
                 first = False
-                connected_at = now
+                self._connected_at = now
                 self._health(FeedStatus.LIVE)
             elif (
                 self._last_health_at is None
                 or (now - self._last_health_at).total_seconds() >= self.timing.health_every
             ):
                 self._health(FeedStatus.LIVE)
-        return connected_at
 
 
 def _retry_after(response: httpx.Response) -> float:
