@@ -1,4 +1,4 @@
-"""The command line: run, demo, check, discover, simulate, screenshot.
+"""The command line: run, demo, check, discover, simulate, screenshot, place.
 
 Each command lives in the module that owns it; this file only parses arguments and turns the
 known failures (a bad config: exit 2) into messages without tracebacks.
@@ -79,6 +79,21 @@ def build_parser() -> argparse.ArgumentParser:
         "(e.g. --fault drop feed=tickets; see README)",
     )
 
+    place = commands.add_parser(
+        "place",
+        help="put this screen's window full screen on its TV "
+        "(several screens on one PC: lobby-display-screen@.service)",
+    )
+    place.add_argument("--config", type=Path, required=True)
+    place.add_argument("--app-id", required=True, help="the window's app id (foot --app-id)")
+    place.add_argument(
+        "--timeout",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="how long to wait for the window (default 30)",
+    )
+
     screenshot = commands.add_parser(
         "screenshot", help="save an SVG or PNG of what the screen would show now"
     )
@@ -152,6 +167,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from lobby_display.ops import discover
 
         return discover(settings)
+    if command == "place":
+        from lobby_display.wall import place
+
+        return place(settings, args.app_id, timeout=args.timeout)
     if command == "screenshot":
         if not _built("lobby_display.ops"):
             return _missing("screenshot", "the operations commands")

@@ -37,7 +37,10 @@ from lobby_display.config import load_config
 
 ROOT = Path(__file__).resolve().parents[2]
 UNIT_DIR = ROOT / "systemd"
-UNITS = sorted(UNIT_DIR.glob("*.service"))
+# The single-screen units. The wall and its screens (several TVs on one PC) differ by design
+# (no app in the wall, no tty in a screen): tests/integration/test_wall_units.py.
+WALL_UNITS = ("lobby-display-wall.service", "lobby-display-screen@.service")
+UNITS = sorted(p for p in UNIT_DIR.glob("*.service") if p.name not in WALL_UNITS)
 KIOSK = UNIT_DIR / "lobby-display-kiosk@.service"
 CONSOLE = UNIT_DIR / "lobby-display-console@.service"
 FOOT_INI = UNIT_DIR / "foot.ini"
