@@ -17,8 +17,8 @@ demo: $(STAMP)
 	$(BIN)/lobby-display demo
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests bench
-	$(BIN)/ruff format --check src tests bench
+	$(BIN)/ruff check src tests bench tools
+	$(BIN)/ruff format --check src tests bench tools
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
@@ -46,6 +46,10 @@ messages: $(STAMP)
 # Recompile the gettext catalogs after editing a .po file (the .mo files are committed).
 catalogs: $(STAMP)
 	$(BIN)/pybabel compile -d src/lobby_display/locales -D lobby_display
+
+# PNG screenshots of the demo for the README (needs rsvg-convert and the CJK and Thai fonts).
+screenshots: $(STAMP)
+	$(BIN)/python tools/screenshots.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -210,3 +210,18 @@ def test_unusable_credentials_still_give_a_screenshot_that_says_why(
     said = capsys.readouterr().out
     assert "not live" in said and "chmod 600" in said
     assert svg_text(output).startswith("<svg")
+
+
+def test_png_conversion_keeps_columns_aligned() -> None:
+    """rsvg-convert ignores textLength: the PNG path asks for a monospace font and kept spaces."""
+    from lobby_display.ops.screenshot import for_rsvg
+
+    svg = (
+        '<svg class="rich-terminal" viewBox="0 0 10 10"><style>'
+        '@font-face { font-family: "Fira Code"; } .r { font-family: Fira Code, monospace; }'
+        "</style><text>A&#160;&#160;B</text></svg>"
+    )
+    fixed = for_rsvg(svg)
+    assert 'xml:space="preserve"' in fixed
+    assert '"DejaVu Sans Mono", "Noto Sans Mono CJK JP"' in fixed
+    assert "A  B" in fixed

@@ -261,6 +261,24 @@ class LiveWatch:
             self.settled.set()
 
 
+def for_rsvg(svg: str) -> str:
+    """Textual's SVG adjusted for rsvg-convert, which ignores `textLength`.
+
+    Without a real monospace font first (Fira Code is seldom installed, and the fallback is
+    proportional) and without kept spaces, columns drift; with DejaVu Sans Mono and the CJK
+    and Thai fonts the kiosk uses, the PNG lines up as the terminal does.
+    """
+    return (
+        svg.replace('font-family: "Fira Code";', 'font-family: "DejaVu Sans Mono";')
+        .replace(
+            "font-family: Fira Code, monospace;",
+            'font-family: "DejaVu Sans Mono", "Noto Sans Mono CJK JP", "Tlwg Mono", monospace;',
+        )
+        .replace("&#160;", " ")
+        .replace("<svg ", '<svg xml:space="preserve" ', 1)
+    )
+
+
 def save(svg: str, output: Path) -> None:
     """Write `svg` to `output`, converted to PNG by rsvg-convert when the name ends in .png."""
     output.parent.mkdir(parents=True, exist_ok=True)
@@ -272,7 +290,7 @@ def save(svg: str, output: Path) -> None:
         raise OSError("rsvg-convert is missing (apt-get install librsvg2-bin)")
     with tempfile.TemporaryDirectory(prefix="lobby-display-screenshot-") as scratch:
         source = Path(scratch) / SCREENSHOT_NAME
-        source.write_text(svg, encoding="utf-8")
+        source.write_text(for_rsvg(svg), encoding="utf-8")
         done = subprocess.run(  # noqa: S603 - a fixed program, our own file names
             [converter, "--format", "png", "--output", str(output), str(source)],
             capture_output=True,
