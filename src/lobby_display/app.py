@@ -401,6 +401,22 @@ class LobbyApp(App[None], inherit_bindings=False):
             # Coalesce a burst of updates into one redraw.
             self.call_later(self._redraw_pending)
 
+    def highlight_call(self, call: Call) -> None:
+        """Highlight `call` again from now: its announcement is starting (the announcer's hook).
+
+        Safe to call from another thread.
+        """
+        if threading.get_ident() != self._thread_id:
+            self.call_from_thread(self.highlight_call, call)
+            return
+        changes = self.board.highlight_from(call, self._clock())
+        if not changes:
+            return
+        self._dirty.add(changes)
+        if not self._flush_scheduled:
+            self._flush_scheduled = True
+            self.call_later(self._redraw_pending)
+
     def _learn_place(self, timezone: str, language: str) -> None:
         place_locale = locale_of_language(language)
         if timezone != self._place_timezone or place_locale != self._place_locale:

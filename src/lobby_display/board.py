@@ -904,6 +904,25 @@ class Board:
             )
         return tuple(views)
 
+    def highlight_from(self, call: Call, now: datetime) -> Changes:
+        """Highlight `call` for `highlight_seconds` from `now`, when its announcement starts.
+
+        Calls of a burst are announced one after the other; renewing each call's highlight when
+        its own sound starts keeps the screen and the voice in step. A call no longer listed, or
+        already followed by a recall of the same ticket, is left alone.
+        """
+        for entry in self._recent:
+            if entry.call.ticket_id != call.ticket_id:
+                continue
+            if entry.call.recall != call.recall or not entry.call.announce:
+                break
+            until = now + timedelta(seconds=self.settings.highlight_seconds)
+            if entry.highlight_until is None or entry.highlight_until < until:
+                entry.highlight_until = until
+                return Changes(calls=True)
+            break
+        return Changes()
+
     def recent_calls(self) -> tuple[CallView, ...]:
         """The last `recent_calls` distinct tickets called, newest first."""
         return tuple(self._call_view(entry) for entry in self._recent[: self.settings.recent_calls])

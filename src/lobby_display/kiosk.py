@@ -130,7 +130,7 @@ class Kiosk:
         self.notifier.ready("screen up, connecting to the service")
         if self.announcer is None:
             try:
-                self.announcer = Announcer.from_settings(self.settings)
+                self.announcer = Announcer.from_settings(self.settings, on_playing=self.playing)
             except Exception:  # sound must never stop the screen
                 log.exception("sound is off: the announcer could not be set up")
         if self.announcer is not None:
@@ -159,6 +159,11 @@ class Kiosk:
             for call in calls:
                 self.announcer.submit(call)
 
+    def playing(self, call: Call) -> None:
+        """A call's announcement starts: its highlight runs from now, in step with the voice."""
+        if self.app is not None:
+            self.app.highlight_call(call)
+
     def health(self, board: Board, now: datetime) -> None:
         """A feed's health changed: one line for `systemctl status`."""
         reports = [
@@ -180,7 +185,7 @@ class Kiosk:
         old = self.announcer
         self.settings = settings
         try:
-            self.announcer = Announcer.from_settings(settings)
+            self.announcer = Announcer.from_settings(settings, on_playing=self.playing)
         except Exception:
             log.exception("sound settings not applied")
             return

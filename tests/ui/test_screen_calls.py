@@ -177,3 +177,24 @@ async def test_a_sentence_too_long_for_the_card_gives_way_to_the_counter_name() 
         await pilot.resize_terminal(160, 45)
         await pilot.pause()
         assert card.counter.text == "Veuillez vous présenter\u00a0: Guichet 2"
+
+
+async def test_the_highlight_follows_the_announcement_when_its_sound_starts() -> None:
+    """A call announced late (after a burst) is highlighted from the start of its sound."""
+    clock, source, recorder = Clock(), FakeSource(), Recorder()
+    app = calls_app(clock, source, recorder, highlight_seconds=8)
+    async with app.run_test(size=(120, 34)) as pilot:
+        source.push(call("t-k017", "K017", "q-pass", 2, clock.now))
+        panel = app.now_calling
+        await wait_for(pilot, lambda: bool(panel.shown_cards) and panel.shown_cards[0].highlighted)
+        announced = recorder.calls[0][0]
+        clock.advance(6)  # the announcer reaches this call 6 s later
+        app.highlight_call(announced)
+        clock.advance(5)  # 11 s after the call: past 8 s, within 8 s of its sound
+        app.tick()
+        await pilot.pause()
+        assert panel.shown_cards[0].highlighted
+        clock.advance(3)
+        app.tick()
+        await pilot.pause()
+        assert not panel.shown_cards[0].highlighted
