@@ -273,8 +273,10 @@ class LobbyApp(App[None], inherit_bindings=False):
             else Board(BoardSettings.from_settings(settings), started_at=now)
         )
         self._has_data = board_has_data(self.board, now)
-        self._place_timezone = ""
-        self._place_locale = ""
+        # A board restored from disk knows the place: its clock is right from the first frame.
+        place = self.board.place
+        self._place_timezone = place.timezone if place is not None else ""
+        self._place_locale = locale_of_language(place.language) if place is not None else ""
         self._rotation = LocaleRotation(["en_US"], 60)
         self._texts: dict[str, LocaleText] = {}
         self._quit_key = ""

@@ -767,6 +767,11 @@ class Board:
 
     # --- reading: names --------------------------------------------------------------------
 
+    @property
+    def place(self) -> Place | None:
+        """The place's record from reference data (or restored from disk); None before."""
+        return self._place
+
     def place_names(self) -> Mapping[str, str]:
         """The place's names by locale (empty before reference data)."""
         return MappingProxyType(dict(self._place.name)) if self._place else MappingProxyType({})
