@@ -113,7 +113,7 @@ Locale = Literal["fr_FR", "en_US", "es_ES", "de_DE", "zh_CN", "zh_TW", "ja_JP", 
 
 
 #: Characters refused in `display.output` (quotes, escapes and sway's command separators).
-_OUTPUT_FORBIDDEN: Final = frozenset('"\'\\,;[]')
+_OUTPUT_FORBIDDEN: Final = frozenset("\"'\\,;[]")
 
 
 class DisplaySettings(Section):
