@@ -208,6 +208,14 @@ class Screen:
                 statuses.append(report.status)
         return statuses
 
+    def outage(self, feed: Feed, mark: int) -> list[FeedStatus]:
+        """The feed's statuses after `mark` from its first failure on (LIVE reports made before
+        a fault reached the display are left out): [RECONNECTING, ..., LIVE]."""
+        path = self.path(feed, mark)
+        while path and path[0] is FeedStatus.LIVE:
+            path.pop(0)
+        return path
+
     def status(self, feed: Feed) -> FeedStatus | None:
         """The feed's latest status (None before any report)."""
         for report in reversed(self.reports):

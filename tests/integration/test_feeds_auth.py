@@ -63,7 +63,7 @@ async def test_a_fresh_key_refused_too_shows_refused_then_recovers(
         sim.drop("counters")
         await shown.recovered(Feed.COUNTERS, mark, timeout=5)
         await shown.settled(timeout=5)
-        assert shown.screen.path(Feed.COUNTERS, mark) == [
+        assert shown.screen.outage(Feed.COUNTERS, mark) == [
             FeedStatus.RECONNECTING,  # the drop
             FeedStatus.REFUSED,
             FeedStatus.LIVE,
@@ -86,7 +86,7 @@ async def test_no_key_to_be_had_shows_refused_until_the_service_gives_one(
         sim.drop("counters")
         await shown.recovered(Feed.COUNTERS, mark, timeout=5)
         await shown.settled(timeout=5)
-        path = shown.screen.path(Feed.COUNTERS, mark)
+        path = shown.screen.outage(Feed.COUNTERS, mark)
         assert path == [FeedStatus.RECONNECTING, FeedStatus.REFUSED, FeedStatus.LIVE], path
         errors = [report.error for report in shown.screen.failures(Feed.COUNTERS, mark)[1:]]
         assert len(errors) >= 2, errors
@@ -105,7 +105,7 @@ async def test_a_key_service_that_is_down_is_retried_not_refused(
         sim.fail_next(1, status=503, target="rest")  # the request for a new key
         sim.drop("counters")
         await shown.recovered(Feed.COUNTERS, mark, timeout=5)
-        assert shown.screen.path(Feed.COUNTERS, mark) == [
+        assert shown.screen.outage(Feed.COUNTERS, mark) == [
             FeedStatus.RECONNECTING,
             FeedStatus.LIVE,
         ]
