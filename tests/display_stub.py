@@ -12,7 +12,7 @@ import secrets
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -111,6 +111,8 @@ class DisplayStub:
     tickets: list[dict[str, Any]] = field(default_factory=list)
     history: list[dict[str, Any]] = field(default_factory=list)
     endless_tickets: bool = False
+    on_page: Callable[[object], None] | None = None
+    """Called before each ticket page is served (to change the tickets between pages)."""
     stall_seconds: float = 0.0
     requests: list[tuple[str, dict[str, str]]] = field(default_factory=list)
     place: dict[str, Any] = field(
@@ -247,6 +249,8 @@ class DisplayStub:
 
     def _page(self, attribute: str) -> Any:
         async def handler(request: Request) -> Response:
+            if self.on_page is not None:
+                self.on_page(request)
             tickets: list[dict[str, Any]] = getattr(self, attribute)
             page = int(request.query_params.get("page", "1"))
             size = int(request.query_params.get("pageSize", "20"))

@@ -348,30 +348,35 @@ class DisplayClient:
     ) -> list[Ticket]:
         if first is None:
             page_size = MAX_PAGE_SIZE
-            page = await self.ticket_page(queue_ids, 1, page_size, history=history)
+            first = await self.ticket_page(queue_ids, 1, page_size, history=history)
         else:
             page_size = first.pageSize if 1 <= first.pageSize <= MAX_PAGE_SIZE else MAX_PAGE_SIZE
-            page = first
-        number = 1
-        received = 0
-        tickets: dict[str, Ticket] = {}
-        while True:
-            for ticket in page.tickets:
-                tickets[ticket.ticketId] = ticket
-            received += len(page.tickets)
-            if not page.tickets or received >= page.totalCount:
-                break
-            if number >= MAX_TICKET_PAGES:
-                log.warning(
-                    "stopped reading tickets after %d pages (%d of %d read)",
-                    number,
-                    received,
-                    page.totalCount,
-                )
-                break
-            number += 1
-            page = await self.ticket_page(queue_ids, number, page_size, history=history)
-        return list(tickets.values())
+        pages = max(1, -(-first.totalCount // page_size))
+        if pages > MAX_TICKET_PAGES:
+            log.warning(
+                "reading only %d pages of tickets (%d tickets at %d a page)",
+                MAX_TICKET_PAGES,
+                first.totalCount,
+                page_size,
+            )
+            pages = MAX_TICKET_PAGES
+        # Pages are read from the last to the first, page 1 again at the end. A ticket that
+        # leaves the list while the pages are read moves the ones after it towards page 1; read
+        # in this order, every ticket that stays is met on some page (read first to last, one
+        # could slip from a page not yet read to one already read). A ticket seen on two pages
+        # is kept once, as last read, in its first page's order.
+        read = [first]
+        if pages > 1:
+            for number in range(pages, 0, -1):
+                read.append(await self.ticket_page(queue_ids, number, page_size, history=history))
+        latest = {ticket.ticketId: ticket for page in read for ticket in page.tickets}
+        ordered = sorted(read, key=lambda page: page.page)
+        return [
+            latest[ticket_id]
+            for ticket_id in dict.fromkeys(
+                ticket.ticketId for page in ordered for ticket in page.tickets
+            )
+        ]
 
     async def timeslots(
         self,

@@ -124,22 +124,45 @@ class TestTickets:
         tickets = await client.current_tickets(["Q1"])
         assert [t.ticketId for t in tickets] == [f"T{number:04d}" for number in range(137)]
         pages = stub.seen("/v1/queues/tickets/currents")
+        # From the last page to the first (see the next test for why), page 1 again at the end.
         assert [(q["page"], q["pageSize"], q["queuesId"]) for q in pages] == [
             ("1", "50", "Q1"),
-            ("2", "50", "Q1"),
             ("3", "50", "Q1"),
+            ("2", "50", "Q1"),
+            ("1", "50", "Q1"),
         ]
 
-    async def test_a_ticket_seen_twice_is_kept_once_as_last_seen(
+    async def test_no_ticket_is_skipped_when_tickets_leave_while_pages_are_read(
+        self, client: DisplayClient, stub: DisplayStub
+    ) -> None:
+        # Ten tickets of page 1 are done each time a page is served: the later ones move up.
+        stub.tickets = [ticket(number) for number in range(150)]
+        served = 0
+
+        def leave(_: object) -> None:
+            nonlocal served
+            served += 1
+            if served > 1:
+                del stub.tickets[:10]
+
+        stub.on_page = leave
+        tickets = await client.current_tickets(["Q1"])
+        left = {f"T{number:04d}" for number in range(10 * (served - 1))}
+        stayed = {f"T{number:04d}" for number in range(150)} - left
+        assert stayed <= {t.ticketId for t in tickets}
+
+    async def test_a_ticket_seen_twice_is_kept_once_as_last_read(
         self, client: DisplayClient, stub: DisplayStub
     ) -> None:
         # Ticket 3 moved while the pages were read: it shows on page 1 and again on page 2.
+        # Page 1 is read last, so its copy is the newest.
         stub.tickets = [ticket(number) for number in range(60)]
         stub.tickets.insert(55, ticket(3, state=200))
         tickets = await client.current_tickets([])
         assert len(tickets) == 60
         assert len({t.ticketId for t in tickets}) == 60
-        assert next(t for t in tickets if t.ticketId == "T0003").state == 200
+        assert next(t for t in tickets if t.ticketId == "T0003").state == 0
+        assert [t.ticketId for t in tickets[:4]] == ["T0000", "T0001", "T0002", "T0003"]
 
     async def test_empty(self, client: DisplayClient) -> None:
         assert await client.current_tickets(["Q1"]) == []
@@ -148,7 +171,7 @@ class TestTickets:
         stub.endless_tickets = True
         tickets = await client.current_tickets(["Q1"])
         assert len(tickets) == MAX_TICKET_PAGES * 50
-        assert len(stub.seen("/v1/queues/tickets/currents")) == MAX_TICKET_PAGES
+        assert len(stub.seen("/v1/queues/tickets/currents")) == MAX_TICKET_PAGES + 1
 
     async def test_continues_after_a_first_page(
         self, client: DisplayClient, stub: DisplayStub
@@ -160,7 +183,11 @@ class TestTickets:
         tickets = await client.current_tickets(["Q1"], first=first)
         assert len(tickets) == 45
         pages = stub.seen("/v1/queues/tickets/currents")
-        assert [(q["page"], q["pageSize"]) for q in pages] == [("2", "20"), ("3", "20")]
+        assert [(q["page"], q["pageSize"]) for q in pages] == [
+            ("3", "20"),
+            ("2", "20"),
+            ("1", "20"),
+        ]
 
     async def test_history(self, client: DisplayClient, stub: DisplayStub) -> None:
         stub.history = [ticket(number, state=700) for number in range(3)]
