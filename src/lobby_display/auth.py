@@ -54,6 +54,9 @@ EARLIEST_PLAUSIBLE_YEAR: Final = 2024
 KEY_RENEWAL_JITTER: Final = 0.10
 #: A cache written more than this far in the future (by a clock that was wrong) is not trusted.
 _FUTURE_SLACK: Final = timedelta(minutes=5)
+#: Shortest time between two keys asked for because the service refused the previous renewal:
+#: a service that refuses every key is not asked for a new one at every reconnection.
+RENEWAL_AFTER_REFUSAL: Final = timedelta(minutes=5)
 #: Name of the API-key cache in the state directory.
 KEY_CACHE_NAME: Final = "api-key.json"
 #: A JWT, or the start of one: base64url of `{"` then more base64url and dots.
@@ -354,6 +357,8 @@ class ServiceApiKeys:
         self._rejected: str | None = None
         self._cache_read = cache_file is None
         self._inflight: asyncio.Task[str] | None = None
+        self._forced_at: datetime | None = None
+        """When a key was last asked for because the service refused the one before."""
 
     def __repr__(self) -> str:
         return f"ServiceApiKeys({self._account.client_email!r}, {self._display_url!r})"
@@ -371,7 +376,11 @@ class ServiceApiKeys:
         if not self._cache_read:
             self._read_cache()
         current = self._current
-        if current is not None and current.key != self._rejected and not self._due(current):
+        if (
+            current is not None
+            and not self._due(current)
+            and (current.key != self._rejected or self._throttled())
+        ):
             return current.key
         return await self._single_flight()
 
@@ -382,8 +391,24 @@ class ServiceApiKeys:
         current = self._current
         if current is not None and current.key not in (rejected, self._rejected):
             return current.key
+        if current is not None and current.key == rejected and self._throttled():
+            self._rejected = rejected
+            raise KeyRefused(
+                "the service refused the API key renewed after its last refusal; the next one "
+                f"is asked for at most {RENEWAL_AFTER_REFUSAL.total_seconds() / 60:.0f} minutes "
+                "after the previous one",
+                status=401,
+                route="GET /v1/api_key",
+            )
         self._rejected = rejected
-        return await self._single_flight()
+        fresh = await self._single_flight()
+        self._forced_at = self._clock()  # only a renewal that gave a key counts
+        return fresh
+
+    def _throttled(self) -> bool:
+        """True while a key renewed after a refusal is too young to be renewed again."""
+        forced = self._forced_at
+        return forced is not None and self._clock() - forced < RENEWAL_AFTER_REFUSAL
 
     def _due(self, current: _CachedKey) -> bool:
         now = self._clock()

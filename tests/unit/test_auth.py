@@ -463,6 +463,23 @@ class TestServiceKeys:
         assert all(isinstance(outcome, ServiceFailed) for outcome in outcomes)
         assert len(service.requests) == 1
 
+    async def test_a_service_refusing_every_key_is_asked_at_most_every_five_minutes(
+        self, account: ServiceAccount, http: httpx.AsyncClient, service: KeyService
+    ) -> None:
+        clock = Clock()
+        keys = make_keys(account, http, None, clock=clock)
+        first = await keys.get()
+        renewed = await keys.refresh(first)  # a rotation: renewed at once
+        assert renewed != first
+        for _ in range(10):  # the renewed key is refused too, at every reconnection
+            clock.advance(seconds=20)
+            with pytest.raises(KeyRefused, match="at most 5 minutes"):
+                await keys.refresh(await keys.get())
+        assert len(service.requests) == 2
+        clock.advance(minutes=2)  # five minutes after the renewal: a new key to try
+        assert await keys.get() not in (first, renewed)
+        assert len(service.requests) == 3
+
     async def test_a_refused_key_is_not_handed_out_again(
         self, account: ServiceAccount, http: httpx.AsyncClient, service: KeyService
     ) -> None:
