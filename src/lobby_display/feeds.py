@@ -86,6 +86,8 @@ class FeedTiming:
     """A stream that lasted this long resets the delay to `first_delay`."""
     max_event_bytes: int = 1_000_000
     """Largest event accepted; a larger one is dropped and answered with a fresh snapshot."""
+    max_first_bytes: int = 64_000_000
+    """Largest first message (the snapshot: 50 tickets, every queue's state, every counter)."""
     health_every: float = 5.0
     """Seconds between health reports while live (each carries the time of the last message)."""
     reference_retry: float = 60.0
@@ -132,29 +134,38 @@ def backoff_delay(attempt: int, timing: FeedTiming, rng: random.Random) -> float
 
 
 async def _events(
-    response: httpx.Response, max_bytes: int, on_bytes: Callable[[], None]
+    response: httpx.Response,
+    max_bytes: int,
+    on_bytes: Callable[[], None],
+    max_first_bytes: int | None = None,
 ) -> AsyncIterator[ServerSentEvent]:
     """Decode SSE events from `response`, refusing any event larger than `max_bytes`.
 
-    httpx-sse's `aiter_sse` buffers an event without bound and hides heartbeats, so its own
-    decoders are driven here: every chunk (a heartbeat comment too) calls `on_bytes`, and the
-    size of the event being assembled is checked line by line.
+    The first event with data (the feed's snapshot) may reach `max_first_bytes` instead: a big
+    place's first page is large, and refusing it would reconnect for ever. httpx-sse's
+    `aiter_sse` buffers an event without bound and hides heartbeats, so its own decoders are
+    driven here: every chunk (a heartbeat comment too) calls `on_bytes`, and the size of the
+    event being assembled is checked line by line.
     """
     lines = SSELineDecoder()
     decoder = SSEDecoder()
+    limit = max(max_bytes, max_first_bytes or 0)
     pending = 0
     async for text in response.aiter_text():
         on_bytes()
         for line in lines.decode(text):
             pending += len(line)
-            if pending > max_bytes:
-                raise EventTooLarge(f"an event of more than {max_bytes} bytes")
+            if pending > limit:
+                raise EventTooLarge(f"an event of more than {limit} bytes")
             event = decoder.decode(line.rstrip("\n"))
+            if not line.rstrip("\r\n"):
+                pending = 0  # a block ends here, with an event or (a comment) without
             if event is not None:
-                pending = 0
+                if event.data.strip():
+                    limit = max_bytes
                 yield event
-        if pending + sum(len(part) for part in lines.buffer) > max_bytes:
-            raise EventTooLarge(f"an event of more than {max_bytes} bytes")
+        if pending + sum(len(part) for part in lines.buffer) > limit:
+            raise EventTooLarge(f"an event of more than {limit} bytes")
 
 
 # --- decoding what follows the first message ----------------------------------------------------
@@ -479,7 +490,9 @@ class FeedRunner:
 
     async def _read(self, response: httpx.Response) -> None:
         first = True
-        async for event in _events(response, self.timing.max_event_bytes, self._alive):
+        async for event in _events(
+            response, self.timing.max_event_bytes, self._alive, self.timing.max_first_bytes
+        ):
             if event.retry is not None:
                 self._stream_retry = event.retry / 1000
             if not event.data.strip():

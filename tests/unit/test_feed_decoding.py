@@ -209,3 +209,19 @@ def test_backoff_doubles_to_a_cap_with_jitter() -> None:
     bases = [1, 2, 4, 8, 16, 30, 30, 30]
     for delay, base in zip(delays, bases, strict=True):
         assert base <= delay <= base * 1.5
+
+
+async def test_the_first_message_may_be_larger_than_later_events() -> None:
+    big = b"data: " + b"x" * 1500 + b"\n\n"
+    chunks = [big, b"data: {}\n\n", big]
+    seen = []
+    with pytest.raises(EventTooLarge):
+        async for event in _events(response(chunks), 1000, lambda: None, max_first_bytes=4000):
+            seen.append(len(event.data))
+    assert seen == [1500, 2]
+
+
+async def test_heartbeats_do_not_add_up_to_an_oversized_event() -> None:
+    chunks = [b": ping\n\n"] * 300 + [b'data: {"a": 1}\n\n']
+    seen = [event.data async for event in _events(response(chunks), 100, lambda: None)]
+    assert seen == ['{"a": 1}']
