@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta, tzinfo
 from functools import lru_cache
 from pathlib import Path
-from typing import Final, Literal
+from typing import Final, Literal, TypeVar
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from babel import Locale, UnknownLocaleError
@@ -110,6 +110,10 @@ class LocaleText:
         self._buddhist = self.babel_locale.language == "th"
         # CLDR's abbreviated Korean day periods are "AM"/"PM"; Korean signs say 오전/오후.
         self._wide_day_period = self.babel_locale.language == "ko"
+        # Babel takes tens of microseconds per number or time, and a board of 30 queues asks
+        # for hundreds of the same ones at each redraw: remember what was formatted.
+        self._numbers: dict[float, str] = {}
+        self._patterns: dict[tuple[str, datetime], str] = {}
 
     def __repr__(self) -> str:
         return f"LocaleText({self.locale!r}, {self.tz!s}, {self.clock_style!r})"
@@ -149,7 +153,11 @@ class LocaleText:
 
     def number(self, value: float) -> str:
         """A number with the locale's digit grouping (French: U+202F between thousands)."""
-        return format_decimal(value, locale=self.babel_locale)
+        text = self._numbers.get(value)
+        if text is None:
+            text = format_decimal(value, locale=self.babel_locale)
+            _remember(self._numbers, value, text)
+        return text
 
     def local(self, moment: datetime) -> datetime:
         """`moment` in the place's time zone (a naive moment is taken as UTC)."""
@@ -241,12 +249,29 @@ class LocaleText:
         return self._pattern(pattern, moment)
 
     def _pattern(self, pattern: str, moment: datetime) -> str:
+        key = (pattern, moment)
+        text = self._patterns.get(key)
+        if text is not None:
+            return text
         local = self.local(moment)
         if self._buddhist:
             pattern = buddhist_pattern(pattern, local.year)
         if self._wide_day_period:
             pattern = wide_day_period_pattern(pattern)
-        return format_datetime(local, pattern, tzinfo=self.tz, locale=self.babel_locale)
+        text = format_datetime(local, pattern, tzinfo=self.tz, locale=self.babel_locale)
+        _remember(self._patterns, key, text)
+        return text
+
+
+_Key = TypeVar("_Key")
+#: Most texts a `LocaleText` remembers (of numbers, and of date-times); then it starts afresh.
+_REMEMBERED: Final = 4096
+
+
+def _remember(cache: dict[_Key, str], key: _Key, text: str) -> None:
+    if len(cache) >= _REMEMBERED:
+        cache.clear()
+    cache[key] = text
 
 
 def buddhist_pattern(pattern: str, year: int) -> str:
