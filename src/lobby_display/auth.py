@@ -54,8 +54,9 @@ EARLIEST_PLAUSIBLE_YEAR: Final = 2024
 KEY_RENEWAL_JITTER: Final = 0.10
 #: A cache written more than this far in the future (by a clock that was wrong) is not trusted.
 _FUTURE_SLACK: Final = timedelta(minutes=5)
-#: Shortest time between two keys asked for because the service refused the previous renewal:
-#: a service that refuses every key is not asked for a new one at every reconnection.
+#: Shortest time between two keys asked for because the service refused a renewed key before
+#: accepting it even once: a service that refuses every key is not asked for a new one at every
+#: reconnection (a key that worked and is then refused is a rotation: renewed at once).
 RENEWAL_AFTER_REFUSAL: Final = timedelta(minutes=5)
 #: Name of the API-key cache in the state directory.
 KEY_CACHE_NAME: Final = "api-key.json"
@@ -290,6 +291,10 @@ class ApiKeys(Protocol):
         """
         ...
 
+    def accepted(self, key: str) -> None:
+        """The service accepted `key` (a request or a stream with it succeeded)."""
+        ...
+
 
 class FixedApiKey:
     """The `api_key` of the config: used as is, never renewed."""
@@ -304,6 +309,9 @@ class FixedApiKey:
     async def get(self) -> str:
         """The configured key."""
         return self._key
+
+    def accepted(self, key: str) -> None:
+        """Nothing to learn: the key is fixed."""
 
     async def refresh(self, rejected: str) -> str:
         """A fixed key cannot be renewed: raises `KeyRefused`."""
@@ -405,8 +413,15 @@ class ServiceApiKeys:
         self._forced_at = self._clock()  # only a renewal that gave a key counts
         return fresh
 
+    def accepted(self, key: str) -> None:
+        """The service accepted `key`: a later refusal of it is a new rotation, renewed at once."""
+        current = self._current
+        if current is not None and current.key == key:
+            self._forced_at = None
+
     def _throttled(self) -> bool:
-        """True while a key renewed after a refusal is too young to be renewed again."""
+        """True while a key renewed after a refusal, and never accepted since, is too young to
+        be renewed again (a service that refuses every new key)."""
         forced = self._forced_at
         return forced is not None and self._clock() - forced < RENEWAL_AFTER_REFUSAL
 

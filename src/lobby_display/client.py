@@ -196,7 +196,7 @@ class DisplayClient:
         response = await self._send(route, path, key, values)
         if response.status_code in _AUTH_STATUSES:
             try:
-                fresh = await self.keys.refresh(key)
+                key = fresh = await self.keys.refresh(key)
             except KeyRefused as refusal:
                 body = service_error_body(response)
                 raise AuthRefused(
@@ -222,6 +222,7 @@ class DisplayClient:
                 error=body,
                 route=route,
             )
+        self.keys.accepted(key)
         try:
             return response.json()
         except ValueError:

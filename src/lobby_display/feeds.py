@@ -101,6 +101,8 @@ class KeySource(Protocol):
 
     async def refresh(self, rejected: str) -> str: ...
 
+    def accepted(self, key: str) -> None: ...
+
 
 class FeedClient(Protocol):
     """What the feeds need of the REST client (see client.py)."""
@@ -484,6 +486,7 @@ class FeedRunner:
                         response=resp,
                     )
                 EventSource(resp)._check_content_type()
+                self.client.keys.accepted(key)
                 await self._read(resp)
                 return
         raise _Refused("the service refused a fresh API key too")

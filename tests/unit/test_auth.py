@@ -480,6 +480,20 @@ class TestServiceKeys:
         assert await keys.get() not in (first, renewed)
         assert len(service.requests) == 3
 
+    async def test_a_renewed_key_that_worked_is_renewed_at_once_when_refused(
+        self, account: ServiceAccount, http: httpx.AsyncClient, service: KeyService
+    ) -> None:
+        # Two rotations a few seconds apart: the screen must not wait five minutes.
+        clock = Clock()
+        keys = make_keys(account, http, None, clock=clock)
+        first = await keys.get()
+        second = await keys.refresh(first)
+        keys.accepted(second)
+        clock.advance(seconds=10)
+        third = await keys.refresh(second)
+        assert third not in (first, second)
+        assert len(service.requests) == 3
+
     async def test_a_refused_key_is_not_handed_out_again(
         self, account: ServiceAccount, http: httpx.AsyncClient, service: KeyService
     ) -> None:
