@@ -31,6 +31,7 @@ from textual.app import App, AutopilotCallbackType, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.theme import Theme
+from textual.timer import Timer
 
 from lobby_display import messages
 from lobby_display.board import Board, BoardSettings, Changes
@@ -65,6 +66,11 @@ WIDE_FROM: Final = 110
 TALL_FROM: Final = 30
 #: A source that ran this long before failing is started again after the first delay.
 HEALTHY_RUN_SECONDS: Final = 60.0
+#: Queue rows and counters, the dearest parts to draw, are redrawn this long after they change
+#: (what one event changes on the three feeds then shares a frame), and at most once per
+#: period during a burst. Calls, the header and the status line are drawn at once.
+QUEUES_REDRAW_DELAY: Final = 0.05
+QUEUES_REDRAW_PERIOD: Final = 0.25
 
 #: The screen's themes, by the name `display.theme` gives.
 THEMES: Final[Mapping[str, Theme]] = {
@@ -182,9 +188,12 @@ class _Dirty:
     queues: bool = False
     counters: bool = False
     status: bool = False
+    at_once: bool = False
+    """Draw every dirty part at once: the whole screen changes, or a part's freshness does."""
 
     def everything(self) -> None:
         self.header = self.calls = self.queues = self.counters = self.status = True
+        self.at_once = True
 
     def add(self, changes: Changes) -> None:
         if changes.calls or changes.new_calls:
@@ -196,7 +205,7 @@ class _Dirty:
         if changes.reference:
             self.everything()
         if changes.health:
-            self.status = True
+            self.status = self.at_once = True
             for part, feed in PART_FEED.items():
                 if feed in changes.health:
                     self._part(part)
@@ -287,6 +296,8 @@ class LobbyApp(App[None], inherit_bindings=False):
         self._next_change: datetime | None = None
         self._dirty = _Dirty()
         self._flush_scheduled = False
+        self._queues_timer: Timer | None = None
+        self._queues_drawn_at = -math.inf
         self._thread_id = threading.get_ident()
         self._undo_signals: Callable[[], None] | None = None
         self._ready_sent = False
@@ -398,10 +409,8 @@ class LobbyApp(App[None], inherit_bindings=False):
             self._call_hook("calls", list(changes.new_calls))
         if changes.health:
             self._call_hook("health", self.board, now)
-        if self._dirty and not self._flush_scheduled:
-            self._flush_scheduled = True
-            # Coalesce a burst of updates into one redraw.
-            self.call_later(self._redraw_pending)
+        if self._dirty:
+            self._schedule_redraw()
 
     def highlight_call(self, call: Call) -> None:
         """Highlight `call` again from now: its announcement is starting (the announcer's hook).
@@ -415,9 +424,7 @@ class LobbyApp(App[None], inherit_bindings=False):
         if not changes:
             return
         self._dirty.add(changes)
-        if not self._flush_scheduled:
-            self._flush_scheduled = True
-            self.call_later(self._redraw_pending)
+        self._schedule_redraw()
 
     def _learn_place(self, timezone: str, language: str) -> None:
         place_locale = locale_of_language(language)
@@ -458,11 +465,50 @@ class LobbyApp(App[None], inherit_bindings=False):
         self._redraw_pending()
         self._call_hook("tick", self)
 
+    def _schedule_redraw(self) -> None:
+        """Coalesce a burst of updates: calls, header and status at the next turn of the loop,
+        queue rows and counters when their timer fires (see `QUEUES_REDRAW_DELAY`)."""
+        dirty = self._dirty
+        if (dirty.header or dirty.calls or dirty.status) and not self._flush_scheduled:
+            self._flush_scheduled = True
+            self.call_later(self._redraw_urgent)
+        if (dirty.queues or dirty.counters) and self._queues_timer is None and self._mounted:
+            due = self._queues_drawn_at + QUEUES_REDRAW_PERIOD - time.monotonic()
+            self._queues_timer = self.set_timer(
+                max(QUEUES_REDRAW_DELAY, due), self._redraw_queues, name="redraw-queues"
+            )
+
+    def _redraw_urgent(self) -> None:
+        if self._dirty.at_once:
+            self._redraw_pending()
+            return
+        dirty = self._dirty
+        self._flush_scheduled = False
+        if not self._drawable:
+            return
+        urgent = _Dirty(header=dirty.header, calls=dirty.calls, status=dirty.status)
+        dirty.header = dirty.calls = dirty.status = False
+        now = self._clock()
+        if urgent:
+            self._redraw(urgent, now)
+        self._next_change = self.board.next_change_at(now)
+
+    def _redraw_queues(self) -> None:
+        self._queues_timer = None
+        self._redraw_pending()
+
+    @property
+    def _drawable(self) -> bool:
+        # A timer may fire while the app shuts down, after its widgets are gone.
+        return self._mounted and self.is_running
+
     def _redraw_pending(self) -> None:
         self._flush_scheduled = False
-        if not self._mounted:
+        if not self._drawable:
             return
         dirty, self._dirty = self._dirty, _Dirty()
+        if dirty.queues or dirty.counters:
+            self._queues_drawn_at = time.monotonic()
         now = self._clock()
         if dirty:
             self._redraw(dirty, now)
