@@ -1,10 +1,10 @@
 """Hostile strings through the whole pipeline, to the bytes written to a real terminal.
 
-`lobby-display run` draws on a pseudo-terminal against the simulator. Once it is live, the
-place turns hostile (markup, ANSI and OSC sequences, bidi overrides, NUL, 100 KB names,
-combining floods, line breaks of every kind in every name and label; the reference data is
-reloaded every few seconds, so queue and place names turn too), and the display is sent calls
-whose labels are a corpus of its own, one of them with bytes that are not UTF-8. Every label
+`lobby-display run` draws on a pseudo-terminal against a simulator whose names and labels are
+hostile from the start (markup, ANSI and OSC sequences, bidi overrides, NUL, 100 KB names,
+combining floods, line breaks of every kind: the first page of tickets alone is over 1 MB),
+and is sent calls whose labels are a corpus of its own, one of them with bytes that are not
+UTF-8. Every label
 must be drawn literally, and no byte written to the terminal may be anything but what Textual
 itself writes: the hostile sequences (`ESC ] 0;pwned`, `ESC [2J`, C1 controls, hyperlinks)
 never appear.
@@ -99,7 +99,7 @@ def publish(sim: SimulatorServer, data: bytes) -> None:
 @pytest.fixture
 def hostile_place(account: ServiceAccount) -> Any:
     with SimulatorServer(
-        seed=4, speed=0.001, queues=5, tickets=40, heartbeat=0.5, account=account
+        seed=4, speed=0.001, queues=5, tickets=40, heartbeat=0.5, hostile=True, account=account
     ) as sim:
         yield sim
 
@@ -108,20 +108,14 @@ def test_hostile_names_and_labels_are_drawn_literally_and_no_escape_reaches_the_
     hostile_place: SimulatorServer, tmp_path: Path
 ) -> None:
     sim = hostile_place
-    config = sim.write_config(
-        tmp_path,
-        locales=["en_US"],
-        service={"reference_refresh_minutes": 0.05},
-        log={"file": str(tmp_path / "display.log")},
-    )
+    config = sim.write_config(tmp_path, locales=["en_US"], log={"file": str(tmp_path / "log")})
     env = {**os.environ, "TEXTUAL_ANIMATIONS": "none", "TERM": "xterm-256color"}
     argv = [sys.executable, "-m", "lobby_display", "run", "--config", str(config)]
     with TerminalProgram(argv, env=env, rows=50, columns=160) as screen:
         screen.wait_for(b"Live", timeout=60)
-        sim.set_hostile(True)
         sim.burst(200, count=60)
         sim.wait_burst(30)
-        # Names of every kind turned: counters and calls at once, queues at the next reload.
+        # The place's own hostile names and labels are drawn, literally.
         screen.wait_for(b"[bold red]", timeout=30)
         screen.wait_for(b"[link='https://x']", timeout=30)
         template = call_template(sim)
