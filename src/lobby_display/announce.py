@@ -319,7 +319,8 @@ class Announcer:
             self._known.popitem(last=False)
 
     def _bound(self) -> None:
-        audible = [entry for entry in self._entries if entry.audible]
+        # With sound off nothing waits for a player: a burst is handed over at once, unlogged.
+        audible = [entry for entry in self._entries if entry.audible] if self.audible else []
         if len(audible) > self.sound.max_queue:
             oldest = audible[0]
             oldest.audible = False

@@ -309,6 +309,21 @@ async def test_a_full_queue_drops_the_oldest_sound_but_still_shows_that_call(
     assert "ticket A3" in dropped[1]
 
 
+async def test_with_sound_off_a_burst_is_shown_in_order_without_warnings(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    events: list[str] = []
+    announcer = make(tmp_path, events, enabled=False, max_queue=2)
+    await announcer.start()
+    with caplog.at_level(logging.WARNING, logger="lobby_display.announce"):
+        for number in range(20):
+            announcer.submit(call(f"B{number}"))
+        await settle(announcer)
+    await announcer.stop()
+    assert events == [f"show B{number}" for number in range(20)]
+    assert not [r for r in caplog.records if "without sound" in r.getMessage()]
+
+
 @pytest.mark.parametrize(
     ("hour", "minute", "quiet"),
     [(21, 59, False), (22, 0, True), (23, 30, True), (0, 15, True), (6, 59, True), (7, 0, False)],
