@@ -394,6 +394,8 @@ class Board:
 
     def __init__(self, settings: BoardSettings, started_at: datetime | None = None) -> None:
         self.settings = settings
+        self.revision = 0
+        """Counts the updates that changed what the screen shows (to save only what changed)."""
         self._queue_filter = frozenset(settings.queue_ids)
         self._counter_filter = frozenset(settings.counter_ids)
         self._started_at: datetime | None = None
@@ -452,7 +454,10 @@ class Board:
                 self._apply_reference(update, changes)
         if (self._queue_ids(), self._counter_ids()) != layout_before:
             changes.layout = True
-        return changes.freeze()
+        frozen = changes.freeze()
+        if frozen:
+            self.revision += 1
+        return frozen
 
     def _start(self, now: datetime) -> None:
         if self._started_at is None:
@@ -924,6 +929,7 @@ class Board:
             until = now + timedelta(seconds=self.settings.highlight_seconds)
             if entry.highlight_until is None or entry.highlight_until < until:
                 entry.highlight_until = until
+                self.revision += 1
                 return Changes(calls=True)
             break
         return Changes()

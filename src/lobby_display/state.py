@@ -21,6 +21,8 @@ log = logging.getLogger(__name__)
 
 STATE_FILE: Final = "board.json"
 FORMAT: Final = "lobby-display board"
+#: Seconds after which an unchanged board is saved again (so "out of date since" stays close).
+RESAVE_UNCHANGED_SECONDS: Final = 60.0
 #: A saved board larger than this is not read back (it cannot be ours).
 MAX_STATE_BYTES: Final = 20_000_000
 
@@ -33,6 +35,7 @@ class BoardStore:
         self.place_id = place_id
         self.min_interval = min_interval
         self._saved_at: datetime | None = None
+        self._saved_revision: int | None = None
         self._failed = False
 
     def load(self, settings: BoardSettings, now: datetime) -> Board | None:
@@ -62,17 +65,17 @@ class BoardStore:
         return board
 
     def save(self, board: Board, now: datetime, *, force: bool = False) -> bool:
-        """Write the board if `min_interval` has passed since the last write (or `force`).
+        """Write the board if it changed and `min_interval` has passed since the last write
+        (an unchanged board every `RESAVE_UNCHANGED_SECONDS`), or at once with `force`.
 
         Returns True when written. Failures (a full disk, a read-only directory) are logged
         once and never raise: the screen matters more than the file.
         """
-        if (
-            not force
-            and self._saved_at is not None
-            and (now - self._saved_at).total_seconds() < self.min_interval
-        ):
-            return False
+        if not force and self._saved_at is not None:
+            since = (now - self._saved_at).total_seconds()
+            unchanged = board.revision == self._saved_revision
+            if since < self.min_interval or (unchanged and since < RESAVE_UNCHANGED_SECONDS):
+                return False
         payload = {
             "format": FORMAT,
             "place_id": self.place_id,
@@ -88,6 +91,7 @@ class BoardStore:
             return False
         self._failed = False
         self._saved_at = now
+        self._saved_revision = board.revision
         return True
 
 

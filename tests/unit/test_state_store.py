@@ -42,13 +42,17 @@ def test_a_saved_board_comes_back_out_of_date(tmp_path: Path) -> None:
     assert not any(view.highlighted(at(100)) for view in restored.recent_calls())
 
 
-def test_saves_are_spaced_unless_forced(tmp_path: Path) -> None:
+def test_saves_are_spaced_and_only_what_changed_unless_forced(tmp_path: Path) -> None:
     store = BoardStore(tmp_path, "P1", min_interval=5)
     board = called_board()
     assert store.save(board, at(10))
-    assert not store.save(board, at(12))
+    board.apply(TicketsSnapshot(()), at(11))  # the call's ticket moved on: a change
+    assert not store.save(board, at(12)), "within min_interval"
     assert store.save(board, at(12), force=True)
-    assert store.save(board, at(18))
+    board.apply(TicketsSnapshot((ticket("t2", label="B001"),)), at(13))
+    assert store.save(board, at(18)), "changed, and 6 s later"
+    assert not store.save(board, at(30)), "unchanged: no write"
+    assert store.save(board, at(79)), "unchanged for a minute: written again"
 
 
 def test_the_file_is_replaced_whole(tmp_path: Path) -> None:
