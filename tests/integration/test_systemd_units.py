@@ -41,6 +41,8 @@ UNIT_DIR = ROOT / "systemd"
 # (no app in the wall, no tty in a screen): tests/integration/test_wall_units.py.
 WALL_UNITS = ("lobby-display-wall.service", "lobby-display-screen@.service")
 UNITS = sorted(p for p in UNIT_DIR.glob("*.service") if p.name not in WALL_UNITS)
+#: Every unit shipped, wall units included: verified and rated here, each the same way.
+ALL_UNITS = sorted(UNIT_DIR.glob("*.service"))
 KIOSK = UNIT_DIR / "lobby-display-kiosk@.service"
 CONSOLE = UNIT_DIR / "lobby-display-console@.service"
 FOOT_INI = UNIT_DIR / "foot.ini"
@@ -63,6 +65,23 @@ def missing(reason: str) -> NoReturn:
 
 def unit_id(path: Path) -> str:
     return path.name
+
+
+def instance_name(unit: Path) -> str:
+    """The name `systemctl` would use: a template gets the instance `INSTANCE`."""
+    return unit.name.replace("@.", f"@{INSTANCE}.")
+
+
+def verify(root: Path, name: str) -> tuple[str, int]:
+    """What `systemd-analyze verify` says of the unit `name` under `root` (it should be
+    nothing), and its exit code."""
+    result = subprocess.run(
+        ["systemd-analyze", "verify", f"--root={root}", name],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    return (result.stdout + result.stderr).strip(), result.returncode
 
 
 Unit = dict[str, dict[str, list[str]]]
@@ -130,9 +149,8 @@ def verify_root() -> Iterator[Path]:
                 shutil.copytree(directory, root / directory.lstrip("/"), symlinks=True)
         target = root / "etc/systemd/system"
         target.mkdir(parents=True, exist_ok=True)
-        for unit in UNITS:
+        for unit in ALL_UNITS:
             shutil.copy(unit, target / unit.name)
-        for unit in UNITS:
             for argv in commands(parse_unit(unit)):
                 stub = root / argv[0].lstrip("/")
                 stub.parent.mkdir(parents=True, exist_ok=True)
@@ -142,18 +160,12 @@ def verify_root() -> Iterator[Path]:
 
 
 @needs_analyze
-@pytest.mark.parametrize("unit", UNITS, ids=unit_id)
+@pytest.mark.parametrize("unit", ALL_UNITS, ids=unit_id)
 def test_systemd_analyze_verify_prints_nothing(unit: Path, verify_root: Path) -> None:
-    name = unit.name.replace("@.", f"@{INSTANCE}.")
-    result = subprocess.run(
-        ["systemd-analyze", "verify", f"--root={verify_root}", name],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    output = (result.stdout + result.stderr).strip()
+    name = instance_name(unit)
+    output, code = verify(verify_root, name)
     assert output == "", f"systemd-analyze verify {name}:\n{output}"
-    assert result.returncode == 0
+    assert code == 0
 
 
 @needs_analyze
@@ -162,27 +174,30 @@ def test_verify_catches_an_unknown_key(verify_root: Path) -> None:
     broken = verify_root / "etc/systemd/system/lobby-display-broken@.service"
     broken.write_text(CONSOLE.read_text().replace("WatchdogSec=", "WatchDogSec="))
     try:
-        result = subprocess.run(
-            [
-                "systemd-analyze",
-                "verify",
-                f"--root={verify_root}",
-                "lobby-display-broken@x.service",
-            ],
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        output, _ = verify(verify_root, "lobby-display-broken@x.service")
     finally:
         broken.unlink()
-    assert "WatchDogSec" in result.stdout + result.stderr
+    assert "WatchDogSec" in output
+
+
+@needs_analyze
+def test_verify_sees_a_screen_bound_to_a_missing_wall(verify_root: Path) -> None:
+    """The check can fail for the wall too: a screen bound to a unit that does not exist."""
+    screen = UNIT_DIR / "lobby-display-screen@.service"
+    broken = verify_root / "etc/systemd/system/lobby-display-broken@.service"
+    broken.write_text(screen.read_text().replace("lobby-display-wall.service", "no-wall.service"))
+    try:
+        output, _ = verify(verify_root, "lobby-display-broken@x.service")
+    finally:
+        broken.unlink()
+    assert "no-wall.service" in output
 
 
 _EXPOSURE = re.compile(r"Overall exposure level for \S+: (\d+(?:\.\d+)?)")
 
 
 @needs_analyze
-@pytest.mark.parametrize("unit", UNITS, ids=unit_id)
+@pytest.mark.parametrize("unit", ALL_UNITS, ids=unit_id)
 def test_security_exposure_is_at_most_4(unit: Path) -> None:
     result = subprocess.run(
         ["systemd-analyze", "security", "--offline=true", "--no-pager", str(unit)],
