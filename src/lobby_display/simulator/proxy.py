@@ -20,10 +20,11 @@ import asyncio
 import contextlib
 import socket
 import struct
-import threading
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Self, TypeVar
+
+from lobby_display.simulator.background import BackgroundLoop
 
 T = TypeVar("T")
 
@@ -237,8 +238,10 @@ def _cut_point(data: bytes) -> int:
     return max(1, len(data) // 2)
 
 
-class ThreadedFaultProxy:
+class ThreadedFaultProxy(BackgroundLoop):
     """A `FaultProxy` in a background thread; its controls may be called from any thread."""
+
+    service_name = "fault proxy"
 
     def __init__(
         self,
@@ -247,56 +250,19 @@ class ThreadedFaultProxy:
         host: str = "127.0.0.1",
         port: int = 0,
     ) -> None:
+        super().__init__()
         self._args = (target_port, target_host, host, port)
-        self._loop: asyncio.AbstractEventLoop | None = None
         self._proxy: FaultProxy | None = None
-        self._stop: asyncio.Event | None = None
-        self._thread: threading.Thread | None = None
-        self._ready = threading.Event()
-        self._error: BaseException | None = None
 
-    def start(self, timeout: float = 10) -> ThreadedFaultProxy:
+    def start(self, timeout: float = 10) -> Self:
         """Start the thread and wait until the proxy listens."""
-        self._thread = threading.Thread(target=self._main, name="fault-proxy", daemon=True)
-        self._thread.start()
-        if not self._ready.wait(timeout):
-            raise TimeoutError("the fault proxy did not start in time")
-        if self._error is not None:
-            self._thread.join(5)
-            self._thread = None
-            raise self._error  # as it happened (an OSError for a port in use, say)
-        return self
+        return super().start(timeout)
 
-    def stop(self, timeout: float = 10) -> None:
-        """Stop the proxy and its thread."""
-        if self._thread is None:
-            return
-        if self._loop is not None and self._stop is not None and not self._loop.is_closed():
-            with contextlib.suppress(RuntimeError):
-                self._loop.call_soon_threadsafe(self._stop.set)
-        self._thread.join(timeout)
-        self._thread = None
-
-    def __enter__(self) -> ThreadedFaultProxy:
-        return self.start()
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stop()
-
-    def _main(self) -> None:
-        try:
-            asyncio.run(self._serve())
-        except BaseException as error:
-            self._error = error
-            self._ready.set()
-
-    async def _serve(self) -> None:
-        self._loop = asyncio.get_running_loop()
-        self._stop = asyncio.Event()
+    @contextlib.asynccontextmanager
+    async def _running(self) -> AsyncIterator[None]:
         async with FaultProxy(*self._args) as proxy:
             self._proxy = proxy
-            self._ready.set()
-            await self._stop.wait()
+            yield
 
     def _call(self, action: Callable[[FaultProxy], T]) -> T:
         proxy, loop = self._proxy, self._loop

@@ -12,8 +12,7 @@ import asyncio
 import contextlib
 import logging
 import socket
-import threading
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Final, TypedDict, TypeVar, Unpack
@@ -22,6 +21,7 @@ import uvicorn
 
 from lobby_display.simulator import names
 from lobby_display.simulator.auth import DEFAULT_GRACE_SECONDS, ApiKeys, ServiceAccount
+from lobby_display.simulator.background import BackgroundLoop
 from lobby_display.simulator.faults import (
     FailTarget,
     FaultState,
@@ -571,71 +571,28 @@ def _encoder(event: PlaceEvent) -> Encoder:
     return encode
 
 
-class SimulatorServer:
+class SimulatorServer(BackgroundLoop):
     """A `Simulator` running in a background thread with its own event loop.
 
     `with SimulatorServer(seed=1, speed=50) as sim:` starts it on 127.0.0.1 and a free port;
     every method may be called from any thread (it runs in the simulator's loop and waits).
+    `stop()` ends the streams and releases the port.
     """
 
+    service_name = "display simulator"
+
     def __init__(self, **options: Unpack[SimulatorOptions]) -> None:
+        super().__init__()
         self._options = options
-        self._thread: threading.Thread | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
         self._sim: Simulator | None = None
-        self._stop: asyncio.Event | None = None
-        self._ready = threading.Event()
-        self._error: BaseException | None = None
 
-    # --- life --------------------------------------------------------------------------------
-
-    def start(self, timeout: float = 30) -> SimulatorServer:
-        """Start the thread and wait until the simulator serves."""
-        if self._thread is not None:
-            raise RuntimeError("already started")
-        self._thread = threading.Thread(target=self._main, name="display-simulator", daemon=True)
-        self._thread.start()
-        if not self._ready.wait(timeout):
-            raise TimeoutError("the simulator did not start in time")
-        if self._error is not None:
-            self._thread.join(5)
-            self._thread = None
-            raise self._error  # as it happened (an OSError for a port in use, say)
-        return self
-
-    def stop(self, timeout: float = 10) -> None:
-        """Stop the simulator and its thread (streams end, the port is released)."""
-        thread, loop, stop = self._thread, self._loop, self._stop
-        if thread is None:
-            return
-        if loop is not None and stop is not None and not loop.is_closed():
-            with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(stop.set)
-        thread.join(timeout)
-        self._thread = None
-
-    def __enter__(self) -> SimulatorServer:
-        return self.start()
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stop()
-
-    def _main(self) -> None:
-        try:
-            asyncio.run(self._serve())
-        except BaseException as error:  # reported to start(), which re-raises
-            self._error = error
-            self._ready.set()
-
-    async def _serve(self) -> None:
-        self._loop = asyncio.get_running_loop()
-        self._stop = asyncio.Event()
+    @contextlib.asynccontextmanager
+    async def _running(self) -> AsyncIterator[None]:
         sim = Simulator(**self._options)
         await sim.start()
         self._sim = sim
-        self._ready.set()
         try:
-            await self._stop.wait()
+            yield
         finally:
             await sim.stop()
 
