@@ -12,10 +12,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from lobby_display import __version__
-from lobby_display.config import ConfigError, Settings, load_config
+from lobby_display.config import ConfigError, load_config
 
 EXIT_OK = 0
-EXIT_PROBLEM = 1
 EXIT_BAD_CONFIG = 2
 
 
@@ -120,10 +119,6 @@ def _size(text: str) -> tuple[int, int]:
     return columns, lines
 
 
-def _load(path: Path) -> Settings:
-    return load_config(path)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of `lobby-display` and `python -m lobby_display`."""
     args = build_parser().parse_args(argv)
@@ -139,31 +134,23 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _dispatch(args: argparse.Namespace) -> int:
     command: str = args.command
     if command == "simulate":
-        if not _built("lobby_display.simulator.cli"):
-            return _missing("simulate", "the embedded simulator")
         from lobby_display.simulator.cli import simulate
 
         return simulate(args)
     if command == "demo":
-        if not _built("lobby_display.demo"):
-            return _missing("demo", "the simulator and the screen")
         from lobby_display.demo import demo
 
         return demo(args)
-    settings = _load(args.config)
+    settings = load_config(args.config)
     if command == "run":
         from lobby_display.kiosk import run
 
         return run(settings)
     if command == "check":
-        if not _built("lobby_display.ops"):
-            return _missing("check", "the operations commands")
         from lobby_display.ops import check
 
         return check(settings, feed_timeout=args.feed_timeout)
     if command == "discover":
-        if not _built("lobby_display.ops"):
-            return _missing("discover", "the operations commands")
         from lobby_display.ops import discover
 
         return discover(settings)
@@ -172,24 +159,7 @@ def _dispatch(args: argparse.Namespace) -> int:
 
         return place(settings, args.app_id, timeout=args.timeout)
     if command == "screenshot":
-        if not _built("lobby_display.ops"):
-            return _missing("screenshot", "the operations commands")
         from lobby_display.ops import screenshot
 
         return screenshot(settings, args.output, size=args.size)
     raise AssertionError(f"unhandled command {command}")
-
-
-def _built(module: str) -> bool:
-    """True when `module` exists in this version (a broken import still raises, loudly)."""
-    import importlib.util
-
-    try:
-        return importlib.util.find_spec(module) is not None
-    except ModuleNotFoundError:
-        return False
-
-
-def _missing(command: str, what: str) -> int:
-    print(f"lobby-display {command}: {what} is not built yet in this version.", file=sys.stderr)
-    return EXIT_PROBLEM
