@@ -141,6 +141,34 @@ async def test_simultaneous_calls_share_the_space_newest_first() -> None:
         assert [c.label for calls in recorder.calls for c in calls] == ["K017", "B050", "C010"]
 
 
+async def test_many_calls_on_a_small_screen_stay_readable_newest_first() -> None:
+    """Five calls at once on 80x24: each card keeps its label and counter; the newest is on."""
+    clock, source = Clock(), FakeSource()
+    app = calls_app(clock, source)
+    async with app.run_test(size=(80, 24)) as pilot:
+        labels = ["A001", "B002", "C003", "D004", "E005"]
+        source.push(
+            *(
+                call(f"t-{label}", label, "q-pass", number + 1, clock.now)
+                for number, label in enumerate(labels)
+            )
+        )
+        panel = app.now_calling
+        await wait_for(pilot, lambda: bool(panel.shown_cards) and panel.shown_cards[0].highlighted)
+        await pilot.pause()
+        cards = panel.shown_cards
+        assert cards[0].big.label == "E005", "the call just made is always on screen"
+        text = screen_text(app)
+        for card in cards:
+            assert card.region.height >= 2
+            assert panel.region.contains_region(card.region)
+            assert card.big.label in text
+            assert card.counter.text in text
+        for index, region in enumerate(regions := [card.region for card in cards]):
+            for other in regions[index + 1 :]:
+                assert not region.overlaps(other)
+
+
 async def test_an_80x24_screen_still_draws_the_label_at_least_3_rows_tall() -> None:
     clock, source = Clock(), FakeSource()
     app = calls_app(clock, source)

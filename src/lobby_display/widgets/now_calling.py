@@ -182,6 +182,7 @@ class NowCallingPanel(Panel):
         self.message = _Line("message")
         self._grid = Container(*self.cards, id="cards")
         self._labels: tuple[str, ...] = ()
+        self._last: tuple[NowCalling, HealthView, Shown] | None = None
 
     def compose(self) -> ComposeResult:
         yield self._grid
@@ -189,9 +190,14 @@ class NowCallingPanel(Panel):
 
     def show(self, now_calling: NowCalling, health: HealthView, shown: Shown) -> None:
         """Show the calls of `now_calling` (newest first), marked with their part's health."""
+        self._last = (now_calling, health, shown)
         self.set_heading(shown.text.text(messages.NOW_CALLING))
         self.show_health(health, shown)
         calls = () if self.withdrawn else now_calling.calls[:MAX_CARDS]
+        # On a small screen, only the newest calls that fit readably (the rest are listed in
+        # the recent calls): a card squeezed to nothing would hide the call just made.
+        width, height = self.content_size
+        calls = calls[: cards_that_fit(tuple(v.call.label for v in calls), width, height - 1)]
         if self.withdrawn:
             self.message.set_text(shown.text.text(messages.NOT_AVAILABLE))
         elif not calls:
@@ -213,6 +219,8 @@ class NowCallingPanel(Panel):
             self._arrange()
 
     def on_resize(self) -> None:
+        if self._last is not None:
+            self.show(*self._last)  # how many cards fit depends on the size
         self._arrange()
 
     def _arrange(self) -> None:
@@ -232,27 +240,58 @@ class NowCallingPanel(Panel):
         return [card for card in self.cards if card.display]
 
 
+def _cell(count: int, columns: int, width: int, height: int) -> tuple[int, int]:
+    """Width and height of one card when `count` cards take `columns` columns of the grid, which
+    leaves a line between rows and two cells between columns; the card's own padding is off."""
+    rows = math.ceil(count / columns)
+    return (width - 2 * (columns - 1)) // columns - 2, (height - (rows - 1)) // rows
+
+
+def _readable(labels: tuple[str, ...], columns: int, width: int, height: int) -> bool:
+    """Each card has two lines (the label as text, the counter) and the label's width."""
+    cell_width, cell_height = _cell(len(labels), columns, width, height)
+    return cell_height >= 2 and cell_width >= max(cell_len(label) for label in labels)
+
+
+def cards_that_fit(labels: tuple[str, ...], width: int, height: int) -> int:
+    """How many of `labels` (newest first) can each have a readable card in `width` x `height`
+    (see `_readable`), in some number of columns; at least one. Before the panel has a size
+    (0 x 0), all of them."""
+    if width <= 0 or height <= 0:
+        return len(labels)
+    for count in range(len(labels), 1, -1):
+        shown = labels[:count]
+        if any(_readable(shown, columns, width, height) for columns in range(1, count + 1)):
+            return count
+    return min(1, len(labels))
+
+
 def best_columns(labels: tuple[str, ...], width: int, height: int) -> int:
     """How many columns of cards draw the longest of `labels` tallest in `width` x `height`.
 
     Each card keeps two cells of padding and two lines for the counter and the recall mark.
-    At a tie, fewer columns (cards stacked), which leaves the counter names more room.
+    At the same size, a layout where every card stays readable (see `_readable`) wins; at a
+    full tie, fewer columns (cards stacked), which leaves the counter names more room.
     """
     count = len(labels)
     if count <= 1 or width <= 0 or height <= 0:
         return 1
     longest = max(labels, key=len)
-    best, best_rows = 1, -1
+    best, best_score = 1, (-1, False)
     for columns in range(1, count + 1):
-        rows = math.ceil(count / columns)
-        # The grid leaves a line between rows and two cells between columns.
-        cell_width = (width - 2 * (columns - 1)) // columns - 2
-        cell_height = (height - (rows - 1)) // rows - 2
-        drawn = render_big(longest, cell_width, cell_height)
-        size = len(drawn) if drawn is not None else 0
-        if size > best_rows:
-            best, best_rows = columns, size
+        cell_width, cell_height = _cell(count, columns, width, height)
+        drawn = render_big(longest, cell_width, cell_height - 2)
+        score = (len(drawn) if drawn is not None else 0, _readable(labels, columns, width, height))
+        if score > best_score:
+            best, best_score = columns, score
     return best
 
 
-__all__ = ["MAX_CARDS", "CallCard", "CallCardText", "NowCallingPanel", "best_columns"]
+__all__ = [
+    "MAX_CARDS",
+    "CallCard",
+    "CallCardText",
+    "NowCallingPanel",
+    "best_columns",
+    "cards_that_fit",
+]
