@@ -13,6 +13,7 @@ is never drawn garbled.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -205,7 +206,13 @@ def render_big(label: str, max_width: int, max_height: int) -> list[str] | None:
     rows), or None when the label is empty, has a character outside A-Z, 0-9, "-" and space
     (lowercase is drawn as capitals), or does not fit even at the smallest size (3 rows).
     """
-    text = label.strip().upper()
+    rows = _render_big(label.strip().upper(), max_width, max_height)
+    return list(rows) if rows is not None else None
+
+
+# During a burst each call moves from card to card, at the same sizes: drawn once, reused.
+@functools.lru_cache(maxsize=256)
+def _render_big(text: str, max_width: int, max_height: int) -> tuple[str, ...] | None:
     if not text or max_width <= 0 or max_height <= 0:
         return None
     if any(char not in CHARACTERS for char in text):
@@ -215,7 +222,7 @@ def render_big(label: str, max_width: int, max_height: int) -> list[str] | None:
         return None
     # Tallest first; then the widest (glyphs closest to square); then the 7-pixel font.
     best = max(sizes, key=lambda size: (size.rows, size.width, size.font.height))
-    return _draw(text, best)
+    return tuple(_draw(text, best))
 
 
 class BigLabel(Widget):

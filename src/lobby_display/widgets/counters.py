@@ -4,21 +4,20 @@ height asks for."""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, cast
 
 from rich.align import Align
 from rich.cells import cell_len
-from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.geometry import Size
-from textual.reactive import reactive
+from textual.strip import Strip
 
 from lobby_display import messages
 from lobby_display.views import CounterView, HealthView
-from lobby_display.widgets.panel import UNKNOWN, Panel, Shown
+from lobby_display.widgets.panel import UNKNOWN, LinePanel, Shown
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +37,15 @@ class CountersText:
     """What the panel says when there is nothing to show ("No counters", "Not available")."""
 
 
-class CountersPanel(Panel):
+@dataclass(frozen=True, slots=True)
+class _Columns:
+    """How many name-value pairs share a line, and how wide each value column is."""
+
+    pairs: int
+    value_widths: tuple[int, ...]
+
+
+class CountersPanel(LinePanel):
     """The counters: each name with its value (a dash while unknown)."""
 
     DEFAULT_CSS = """
@@ -57,8 +64,10 @@ class CountersPanel(Panel):
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {"counters--value", "counters--message"}
 
-    content: reactive[CountersText | None] = reactive(None, layout=True)
-    """What the panel says; set by `show`."""
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.content: CountersText | None = None
+        """What the panel says; set by `show`."""
 
     def show(self, counters: Sequence[CounterView], health: HealthView, shown: Shown) -> None:
         """Show `counters`, marked with their part's health."""
@@ -73,10 +82,18 @@ class CountersPanel(Panel):
             )
             for counter in counters
         )
+        width = self.content_size.width
+        lines_before = self.get_content_height(Size(), Size(), width)
         self.content = CountersText(
             rows=() if withdrawn else rows,
             empty=text.text(messages.NOT_AVAILABLE if withdrawn else messages.NO_COUNTERS),
         )
+        if self.get_content_height(Size(), Size(), width) != lines_before:
+            self.refresh(layout=True)  # the panel grows or shrinks
+        self._show_lines()
+
+    def on_resize(self) -> None:
+        self._show_lines()
 
     def columns_for(self, width: int) -> int:
         """How many name-value columns share a line at `width` cells (at most three)."""
@@ -92,32 +109,46 @@ class CountersPanel(Panel):
             return 1
         return math.ceil(len(content.rows) / self.columns_for(width))
 
-    def render(self) -> RenderableType:
-        """Names and values in columns, or the message when there is nothing to show."""
+    def _show_lines(self) -> None:
+        """Names and values in columns (down, then across), or the message when there is none;
+        a new value redraws its line only."""
         content = self.content
         if content is None:
-            return Text("")
+            return
         if not content.rows:
+            self.show_lines([(content.empty, 0)], None)
+            return
+        pairs = self.columns_for(self.content_size.width)
+        count = math.ceil(len(content.rows) / pairs)
+        columns = [content.rows[pair * count : (pair + 1) * count] for pair in range(pairs)]
+        layout = _Columns(
+            pairs, tuple(max(cell_len(row.value) for row in column) for column in columns)
+        )
+        lines = [
+            (tuple(column[line] if line < len(column) else None for column in columns), 0)
+            for line in range(count)
+        ]
+        self.show_lines(lines, layout)
+
+    def draw_row(self, row: Hashable) -> list[Strip]:
+        """One line of name-value pairs, or the centred message."""
+        layout = self.row_layout
+        if not isinstance(layout, _Columns):
             style = self.get_component_rich_style("counters--message", partial=True)
-            return Align.center(Text(content.empty, style=style), vertical="middle")
+            return self.render_rows(Align.center(Text(cast(str, row), style=style)))
         value_style = self.get_component_rich_style("counters--value", partial=True)
-        columns = self.columns_for(self.content_size.width)
-        lines = math.ceil(len(content.rows) / columns)
         table = Table.grid(expand=True, padding=(0, 2))
-        for _ in range(columns):
+        for width in layout.value_widths:
             table.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
-            table.add_column(justify="right", no_wrap=True)
-        for line in range(lines):
-            cells: list[Text] = []
-            for column in range(columns):
-                index = column * lines + line
-                if index < len(content.rows):
-                    row = content.rows[index]
-                    cells += [Text(row.name), Text(row.value, style=value_style)]
-                else:
-                    cells += [Text(""), Text("")]
-            table.add_row(*cells)
-        return table
+            table.add_column(width=width, justify="right", no_wrap=True)
+        cells: list[Text] = []
+        for pair in cast(tuple[CounterRow | None, ...], row):
+            if pair is None:
+                cells += [Text(""), Text("")]
+            else:
+                cells += [Text(pair.name), Text(pair.value, style=value_style)]
+        table.add_row(*cells)
+        return self.render_rows(table)
 
 
 __all__ = ["CounterRow", "CountersPanel", "CountersText"]

@@ -15,7 +15,7 @@ from textual.app import ComposeResult
 from textual.containers import Container, Vertical
 from textual.content import Content
 from textual.reactive import reactive
-from textual.widgets import Static
+from textual.widget import Widget
 
 from lobby_display import messages
 from lobby_display.views import CallView, HealthView, NowCalling
@@ -52,19 +52,38 @@ def call_card_text(view: CallView, highlighted: bool, shown: Shown) -> CallCardT
     )
 
 
-class _Line(Static):
-    """A line of literal text that changes only when its text does."""
+class _Line(Widget):
+    """A line of literal text that changes only when its text does.
+
+    A new text redraws the line alone; the screen is laid out again only when the line appears,
+    goes, or wraps differently (a layout redraws every card, several milliseconds a call).
+    """
+
+    DEFAULT_CSS = """
+    _Line {
+        width: 100%;
+        height: auto;
+    }
+    """
 
     def __init__(self, classes: str) -> None:
-        super().__init__("", markup=False, classes=classes)
+        super().__init__(classes=classes)
         self._text = ""
         self.display = False
 
     def set_text(self, text: str) -> None:
-        if text != self._text:
-            self._text = text
-            self.update(Content(text))
-            self.display = bool(text)
+        old = self._text
+        if text == old:
+            return
+        self._text = text
+        self.display = bool(text)
+        width = self.content_size.width
+        wraps = width <= 0 or cell_len(text) > width or cell_len(old) > width
+        self.refresh(layout=wraps)
+
+    def render(self) -> Content:
+        """The text, literally."""
+        return Content(self._text)
 
     @property
     def text(self) -> str:

@@ -3,12 +3,17 @@ fresh its numbers are (reconnecting, out of date since 14:05, not available)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Final
 
+from rich.console import RenderableType
+from rich.segment import Segment
 from textual.content import Content
+from textual.geometry import Region
 from textual.reactive import reactive
+from textual.strip import Strip
 from textual.widget import Widget
 
 from lobby_display import messages
@@ -138,4 +143,99 @@ class Panel(Widget):
         return self._note
 
 
-__all__ = ["UNKNOWN", "Panel", "Shown", "freshness_note"]
+#: One line of a `LinePanel`: the row it belongs to (any hashable value that says everything the
+#: row shows) and which line of that row it is.
+LineKey = tuple[Hashable, int]
+#: Most rows a `LinePanel` keeps drawn (every page of a large board, and rows that changed).
+_MAX_DRAWN_ROWS: Final = 512
+
+
+class LinePanel(Panel):
+    """A panel drawn line by line, which redraws only the lines whose row changed.
+
+    Textual draws a widget whole when it is refreshed, about 0.2 ms a line: a 40-line queue
+    board costs 10 ms however little changed, and a burst of events pays it again and again. A
+    subclass says what each line shows with `show_lines` (a row key and a line of that row, and
+    the layout the rows are drawn with), and draws a row in `draw_row`; the panel refreshes the
+    lines whose key differs from the one on screen, and keeps the drawn rows until the layout,
+    the width or the styles change.
+    """
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self._line_keys: tuple[LineKey, ...] = ()
+        self._row_layout: Hashable = None
+        self._drawn: dict[Hashable, list[Strip]] = {}
+        self._drawn_with: Hashable = None
+
+    def show_lines(self, lines: Sequence[LineKey], layout: Hashable) -> None:
+        """Show `lines` (top to bottom), rows drawn with `layout`; redraw the lines that changed."""
+        old, new = self._line_keys, tuple(lines)
+        self._line_keys = new
+        width = self.size.width
+        if layout != self._row_layout or not width:
+            self._row_layout = layout
+            self.refresh()
+            return
+        start: int | None = None
+        for y in range(max(len(old), len(new)) + 1):
+            changed = y < max(len(old), len(new)) and (
+                y >= len(old) or y >= len(new) or old[y] != new[y]
+            )
+            if changed and start is None:
+                start = y
+            elif not changed and start is not None:
+                self.refresh(Region(0, start, width, y - start))
+                start = None
+
+    @property
+    def row_layout(self) -> Hashable:
+        """The layout the rows are drawn with (as last given to `show_lines`)."""
+        return self._row_layout
+
+    @property
+    def line_keys(self) -> tuple[LineKey, ...]:
+        """What each line shows, top to bottom."""
+        return self._line_keys
+
+    def draw_row(self, row: Hashable) -> list[Strip]:
+        """The lines of `row`, drawn for the current layout, width and styles."""
+        raise NotImplementedError
+
+    def render_rows(self, renderable: RenderableType) -> list[Strip]:
+        """`renderable` drawn at the panel's width, as Textual draws a widget's content (the
+        panel's own style under each segment), one strip a line."""
+        width = self.size.width
+        options = self.app.console_options.update(highlight=False, width=width)
+        base = self.visual_style.rich_style
+        segments = self.app.console.render(renderable, options)
+        return [
+            Strip(Segment.apply_style(line, base))
+            for line in Segment.split_and_crop_lines(
+                segments, width, include_new_lines=False, pad=False
+            )
+        ]
+
+    def render_line(self, y: int) -> Strip:
+        """Line `y`: its row's line, drawn once and kept."""
+        styles = self.visual_style.rich_style
+        drawn_with = (self._row_layout, self.size.width, styles, self.app.theme)
+        if drawn_with != self._drawn_with or len(self._drawn) > _MAX_DRAWN_ROWS:
+            self._drawn.clear()
+            self._drawn_with = drawn_with
+        if y < len(self._line_keys):
+            row, index = self._line_keys[y]
+            strips = self._drawn.get(row)
+            if strips is None:
+                strips = self._drawn[row] = self.draw_row(row)
+            if index < len(strips):
+                return strips[index]
+        return Strip.blank(self.size.width, styles)
+
+    def notify_style_update(self) -> None:
+        # A new theme or freshness changes the colours the rows were drawn with.
+        self._drawn_with = None
+        super().notify_style_update()
+
+
+__all__ = ["UNKNOWN", "LineKey", "LinePanel", "Panel", "Shown", "freshness_note"]

@@ -9,23 +9,22 @@ pages with the locale rotation.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import ClassVar, Final, Literal
+from typing import ClassVar, Final, Literal, cast
 
 from rich.align import Align
 from rich.cells import cell_len
-from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
-from rich.segment import Segment
 from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 from textual.reactive import reactive
+from textual.strip import Strip
 
 from lobby_display import messages
 from lobby_display.views import AppointmentTypeView, HealthView, QueueStatus, QueueView
-from lobby_display.widgets.panel import UNKNOWN, Panel, Shown
+from lobby_display.widgets.panel import UNKNOWN, LineKey, LinePanel, Shown
 
 Tone = Literal["open", "busy", "closed", "unknown"]
 
@@ -333,23 +332,11 @@ def paginate(
     return pages
 
 
-#: The component styles a drawn row depends on.
-_STYLE_NAMES: Final = ("heading", "name", "sub", "open", "busy", "closed")
-#: Most rows kept drawn (every page of a large board, with room for rows that changed).
-_MAX_DRAWN_ROWS: Final = 512
+#: The row key of the headings line(s).
+_HEADINGS: Final = "headings"
 
 
-class _Drawn:
-    """Segments already rendered, given back as they are."""
-
-    def __init__(self, segments: list[Segment]) -> None:
-        self.segments = segments
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        yield from self.segments
-
-
-class QueueBoard(Panel):
+class QueueBoard(LinePanel):
     """The queues: name, status, waiting tickets and people, next free slot, today's hours."""
 
     DEFAULT_CSS = """
@@ -393,18 +380,15 @@ class QueueBoard(Panel):
         "queue-board--message",
     }
 
-    content: reactive[QueueBoardText | None] = reactive(None)
-    """What the board says; set by `show`."""
-    page_slot: reactive[int] = reactive(0)
+    page_slot: reactive[int] = reactive(0, repaint=False)
     """Advances with time; the page shown is this modulo the number of pages."""
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
+        self.content: QueueBoardText | None = None
+        """What the board says; set by `show`."""
         self._pages: list[list[QueueRow]] = [[]]
         self._layout = ColumnLayout((0, 1, 2, 3, 4), False, (1, 1, 1, 1, 1), ("",) * 5)
-        # Rows already drawn (None: the headings), valid for one layout, width and theme.
-        self._drawn_rows: dict[QueueRow | None, list[Segment]] = {}
-        self._drawn_with: object = None
 
     def show(self, queues: Sequence[QueueView], health: HealthView, shown: Shown) -> None:
         """Show the rows of `queues`, marked with their part's health."""
@@ -424,12 +408,11 @@ class QueueBoard(Panel):
             groups=groups,
             empty=text.text(messages.NOT_AVAILABLE if withdrawn else messages.NO_QUEUES),
         )
-
-    def watch_content(self) -> None:
         self._paginate()
 
     def watch_page_slot(self) -> None:
         self._update_heading()
+        self._show_page()
 
     def on_resize(self) -> None:
         self._paginate()
@@ -474,7 +457,7 @@ class QueueBoard(Panel):
         else:
             self._pages = paginate(groups, height - 1, self._layout.columns)
         self._update_heading()
-        self.refresh()
+        self._show_page()
 
     def _update_heading(self) -> None:
         if self.content is None:
@@ -484,35 +467,35 @@ class QueueBoard(Panel):
             heading = f"{heading}  {self.page + 1}/{len(self._pages)}"
         self.set_heading(heading)
 
-    def render(self) -> RenderableType:
-        """The table of the page shown, or the message when there is no row.
+    def _show_page(self) -> None:
+        """The headings and the rows of the page shown, or the message when there is no row.
 
         Each row is drawn as a one-row table of the page's column widths, which is the same as
-        the same row in one whole table (the widths are fixed, nothing spans rows), and kept:
-        a change in one queue redraws one row, not the 40 or so of a page. Rich measures every
-        cell of a table again on each render, 20 ms for a board of 30 queues.
+        the same row in one whole table (the widths are fixed, nothing spans rows), and kept: a
+        change in one queue redraws its lines only, not the 40 or so of a page (Rich measures
+        every cell of a table again on each render, 20 ms for a board of 30 queues).
         """
         content = self.content
         if content is None:
-            return Text("")
+            return
         if not content.groups:
-            style = self.get_component_rich_style("queue-board--message", partial=True)
-            return Align.center(Text(content.empty, style=style), vertical="middle")
-        width = self.content_size.width
-        styles = tuple(self._style(name) for name in _STYLE_NAMES)
-        drawn_with = (self._layout, width, styles)
-        if drawn_with != self._drawn_with or len(self._drawn_rows) > _MAX_DRAWN_ROWS:
-            self._drawn_rows.clear()
-            self._drawn_with = drawn_with
-        options = self.app.console_options.update(highlight=False, width=width)
-        segments: list[Segment] = []
-        for row in (None, *self.visible_rows):
-            drawn = self._drawn_rows.get(row)
-            if drawn is None:
-                drawn = list(self.app.console.render(self._table(row), options))
-                self._drawn_rows[row] = drawn
-            segments.extend(drawn)
-        return _Drawn(segments)
+            height = self.content_size.height
+            self.show_lines([((content.empty, height), y) for y in range(height)], None)
+            return
+        layout = self._layout
+        lines: list[LineKey] = [(_HEADINGS, y) for y in range(layout.header_lines)]
+        for row in self.visible_rows:
+            lines += [(row, y) for y in range(row.lines(layout.columns))]
+        self.show_lines(lines, layout)
+
+    def draw_row(self, row: Hashable) -> list[Strip]:
+        """The headings, one row of the board, or the centred message."""
+        if not isinstance(self.row_layout, ColumnLayout):
+            empty, height = cast(tuple[str, int], row)
+            style = self._style("message")
+            message = Align.center(Text(empty, style=style), vertical="middle", height=height)
+            return self.render_rows(message)
+        return self.render_rows(self._table(None if row == _HEADINGS else cast(QueueRow, row)))
 
     def _table(self, row: QueueRow | None) -> Table:
         """A table of the page's columns holding `row` alone, or the headings alone (None)."""

@@ -6,19 +6,19 @@ find their ticket here. Only as many calls as fit are listed; none is ever half 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Final, cast
 
 from rich.align import Align
-from rich.console import RenderableType
+from rich.cells import cell_len
 from rich.table import Table
 from rich.text import Text
-from textual.reactive import reactive
+from textual.strip import Strip
 
 from lobby_display import messages
 from lobby_display.views import CallView, HealthView
-from lobby_display.widgets.panel import UNKNOWN, Panel, Shown
+from lobby_display.widgets.panel import UNKNOWN, LineKey, LinePanel, Shown
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +40,20 @@ class RecentCallsText:
     """What the list says when there is nothing to list ("No calls yet", "Not available")."""
 
 
-class RecentCallsPanel(Panel):
+#: The row key of the headings line.
+_HEADINGS: Final = "headings"
+
+
+@dataclass(frozen=True, slots=True)
+class _Columns:
+    """The widths of the label and time columns (the counter takes the rest), and headings."""
+
+    label: int
+    time: int
+    headings: tuple[str, str, str]
+
+
+class RecentCallsPanel(LinePanel):
     """The last calls, newest first: label, counter, time."""
 
     DEFAULT_CSS = """
@@ -66,8 +79,10 @@ class RecentCallsPanel(Panel):
         "recent-calls--message",
     }
 
-    content: reactive[RecentCallsText | None] = reactive(None)
-    """What the list says; set by `show`."""
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.content: RecentCallsText | None = None
+        """What the list says; set by `show`."""
 
     def show(self, calls: Sequence[CallView], health: HealthView, shown: Shown) -> None:
         """List `calls` (newest first), marked with their part's health."""
@@ -92,6 +107,10 @@ class RecentCallsPanel(Panel):
             rows=() if withdrawn else rows,
             empty=text.text(messages.NOT_AVAILABLE if withdrawn else messages.NO_CALLS_YET),
         )
+        self._show_rows()
+
+    def on_resize(self) -> None:
+        self._show_rows()
 
     @property
     def visible_rows(self) -> tuple[RecentCallRow, ...]:
@@ -101,16 +120,39 @@ class RecentCallsPanel(Panel):
         room = max(self.content_size.height - 1, 0)
         return self.content.rows[:room]
 
-    def render(self) -> RenderableType:
-        """A table with a heading row, or the message when there is nothing to list."""
+    def _show_rows(self) -> None:
+        """A heading line and a line per call that fits, or the message when there is none.
+
+        The label and time columns are as wide as their widest text on screen, so a new call
+        moves the lines down and redraws only the rows it changed (a new latest, the one before).
+        """
         content = self.content
         if content is None:
-            return Text("")
-        if not content.rows:
+            return
+        rows = self.visible_rows
+        if not rows:
+            height = self.content_size.height
+            self.show_lines([((content.empty, height), y) for y in range(height)], None)
+            return
+        headings = content.headings
+        columns = _Columns(
+            label=max(cell_len(text) for text in (headings[0], *(row.label for row in rows))),
+            time=max(cell_len(text) for text in (headings[2], *(row.time for row in rows))),
+            headings=headings,
+        )
+        lines: list[LineKey] = [(_HEADINGS, 0)]
+        lines += [((row, index == 0), 0) for index, row in enumerate(rows)]
+        self.show_lines(lines, columns)
+
+    def draw_row(self, row: Hashable) -> list[Strip]:
+        """The headings, one call (newest in the latest style), or the centred message."""
+        columns = self.row_layout
+        if not isinstance(columns, _Columns):
+            empty, height = cast(tuple[str, int], row)
             style = self.get_component_rich_style("recent-calls--message", partial=True)
-            return Align.center(Text(content.empty, style=style), vertical="middle")
+            message = Align.center(Text(empty, style=style), vertical="middle", height=height)
+            return self.render_rows(message)
         heading = self.get_component_rich_style("recent-calls--heading", partial=True)
-        latest = self.get_component_rich_style("recent-calls--latest", partial=True)
         table = Table(
             box=None,
             expand=True,
@@ -118,18 +160,22 @@ class RecentCallsPanel(Panel):
             pad_edge=False,
             padding=(0, 1),
             header_style=heading,
+            show_header=row == _HEADINGS,
         )
-        table.add_column(Text(content.headings[0]), no_wrap=True)
-        table.add_column(Text(content.headings[1]), ratio=1, no_wrap=True, overflow="ellipsis")
-        table.add_column(Text(content.headings[2]), justify="right", no_wrap=True)
-        for index, row in enumerate(self.visible_rows):
+        headings = columns.headings
+        table.add_column(Text(headings[0]), width=columns.label, no_wrap=True)
+        table.add_column(Text(headings[1]), ratio=1, no_wrap=True, overflow="ellipsis")
+        table.add_column(Text(headings[2]), width=columns.time, justify="right", no_wrap=True)
+        if row != _HEADINGS:
+            call, latest = cast(tuple[RecentCallRow, bool], row)
+            style = self.get_component_rich_style("recent-calls--latest", partial=True)
             table.add_row(
-                Text(row.label),
-                Text(row.counter),
-                Text(row.time),
-                style=latest if index == 0 else None,
+                Text(call.label),
+                Text(call.counter),
+                Text(call.time),
+                style=style if latest else None,
             )
-        return table
+        return self.render_rows(table)
 
 
 __all__ = ["RecentCallRow", "RecentCallsPanel", "RecentCallsText"]

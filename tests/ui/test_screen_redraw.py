@@ -1,0 +1,147 @@
+"""Redrawing in place: the panels redraw only the lines whose rows changed, so after any run of
+updates the screen must be exactly (text and colours) the screen a new app draws from the same
+board. A line left stale by a missed redraw would show an old number to the room."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from boards import (
+    Clock,
+    FakeSource,
+    at,
+    call,
+    counters,
+    make_board,
+    make_settings,
+    queue_states,
+    reference,
+    wait_for,
+)
+from textual.strip import Strip
+
+from lobby_display.app import LobbyApp
+from lobby_display.board import Board
+from lobby_display.config import Settings
+from lobby_display.models import Queue, QueueState, keyed
+from lobby_display.updates import (
+    QueueStateChanged,
+    QueueStatesSnapshot,
+    TicketRemoved,
+    Update,
+)
+
+
+def drawn(app: LobbyApp) -> list[Strip]:
+    """Every line of the screen as the terminal has it (text and styles)."""
+    return list(app.screen._compositor.render_strips())
+
+
+def waiting(states: QueueStatesSnapshot, queue_id: str, tickets: int) -> QueueStateChanged:
+    """The queue's state with `tickets` waiting (and as many people)."""
+    raw = states.states[queue_id].model_dump(by_alias=True)
+    raw["queueLength"] = {"queueTicketLength": tickets, "queuePeopleLength": tickets}
+    return QueueStateChanged(QueueState.model_validate(raw))
+
+
+def busy_morning() -> list[Update]:
+    """Calls, tickets leaving, waiting counts and counters changing, as a busy minute brings."""
+    states = queue_states()
+    updates: list[Update] = []
+    for number in range(8):
+        moment = at(number)
+        updates.append(call(f"t-b{number}", f"B{100 + number}", "q-civil", 1 + number % 3, moment))
+        updates.append(waiting(states, "q-pass", 7 + number))
+        updates.append(waiting(states, "q-civil", 30 - 3 * number))
+        if number % 3 == 0:
+            updates.append(counters({"c-visitors": 128 + number, "c-served": 97 + 10 * number}))
+    updates.append(TicketRemoved("t-b3"))
+    updates.append(counters({"c-visitors": 9, "c-served": 1234567, "c-year": 12480}))
+    return updates
+
+
+@pytest.mark.parametrize("size", [(160, 45), (80, 24), (120, 34)], ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_a_screen_redrawn_in_place_is_the_screen_drawn_afresh(size: tuple[int, int]) -> None:
+    clock, source = Clock(at(10)), FakeSource()
+    settings = make_settings()
+    board = make_board(settings, at(-600))
+    app = LobbyApp(settings, source, clock=clock, board=board)
+    app.animation_level = "none"
+    updates = busy_morning()
+    async with app.run_test(size=size) as pilot:
+        await wait_for(pilot, lambda: app.recent_calls.visible_rows != ())
+        for update in updates:
+            source.push(update)
+            await pilot.pause(0.002)
+        await wait_for(pilot, lambda: app.recent_calls.visible_rows[0].label == "B107")
+        await pilot.pause(0.4)  # the queue rows' deferred redraw
+        in_place = drawn(app)
+        fresh = LobbyApp(settings, clock=clock, board=app.board)
+        fresh.animation_level = "none"
+        async with fresh.run_test(size=size) as fresh_pilot:
+            await fresh_pilot.pause(0.1)
+            afresh = drawn(fresh)
+    assert [strip.text for strip in in_place] == [strip.text for strip in afresh]
+    assert in_place == afresh, "same text, but colours or styles differ on some line"
+
+
+def board_with_pages(settings: Settings) -> Board:
+    """The fixture board with eight more queues: several pages on a small screen."""
+    board = make_board(settings, at(-600))
+    names = reference()
+    queues = dict(names.queues)
+    extra = {f"q-extra{n}": {"name": {"en_US": f"Extra service {n}"}} for n in range(8)}
+    queues.update(keyed(Queue, extra, "queueId"))
+    board.apply(replace(names, queues=queues), at(-600))
+    return board
+
+
+async def test_turning_pages_and_locales_redraws_every_changed_line() -> None:
+    clock, source = Clock(at(10)), FakeSource()
+    settings = make_settings(locales=["en_US", "fr_FR"], rotation_seconds=10)
+    app = LobbyApp(settings, source, clock=clock, board=board_with_pages(settings))
+    app.animation_level = "none"
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.queue_board.pages > 1)
+        seen: set[tuple[str, int]] = set()
+        for step in range(6):
+            source.push(waiting(queue_states(), "q-pass", step))
+            clock.advance(10)
+            app.tick()
+            await pilot.pause(0.4)
+            seen.add((app.shown_locale, app.queue_board.page))
+            in_place = drawn(app)
+            fresh = LobbyApp(settings, clock=clock, board=app.board)
+            fresh.animation_level = "none"
+            async with fresh.run_test(size=(80, 24)) as fresh_pilot:
+                await fresh_pilot.pause(0.1)
+                assert fresh.shown_locale == app.shown_locale
+                fresh.queue_board.page_slot = app.queue_board.page_slot
+                await fresh_pilot.pause(0.05)
+                afresh = drawn(fresh)
+            assert in_place == afresh, (
+                f"step {step}: {app.shown_locale}, page {app.queue_board.page}"
+            )
+        assert len(seen) >= 3, "both locales and several pages were shown"
+
+
+async def test_a_new_theme_after_a_reload_redraws_every_line_in_its_colours() -> None:
+    clock, source = Clock(at(10)), FakeSource()
+    settings = make_settings()
+    app = LobbyApp(settings, source, clock=clock, board=make_board(settings, at(-600)))
+    app.animation_level = "none"
+    contrast = make_settings(theme="high-contrast")
+    async with app.run_test(size=(120, 34)) as pilot:
+        await wait_for(pilot, lambda: app.recent_calls.visible_rows != ())
+        before = drawn(app)
+        app.reload_settings(contrast)
+        await pilot.pause(0.4)
+        in_place = drawn(app)
+    fresh = LobbyApp(contrast, clock=clock, board=app.board)
+    fresh.animation_level = "none"
+    async with fresh.run_test(size=(120, 34)) as fresh_pilot:
+        await fresh_pilot.pause(0.1)
+        afresh = drawn(fresh)
+    assert in_place != before
+    assert in_place == afresh
