@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import math
 import os
@@ -71,6 +72,10 @@ HEALTHY_RUN_SECONDS: Final = 60.0
 #: period during a burst. Calls, the header and the status line are drawn at once.
 QUEUES_REDRAW_DELAY: Final = 0.05
 QUEUES_REDRAW_PERIOD: Final = 0.25
+#: This long after the first data, what start-up made (modules, widgets, the first board) is
+#: set aside from garbage collection (`gc.freeze`): Python's full collections then look at what
+#: is made later only, pauses of 5 to 15 ms instead of 40 to 100 ms in the middle of a burst.
+SETTLE_SECONDS: Final = 5.0
 
 #: The screen's themes, by the name `display.theme` gives.
 THEMES: Final[Mapping[str, Theme]] = {
@@ -302,6 +307,7 @@ class LobbyApp(App[None], inherit_bindings=False):
         self._undo_signals: Callable[[], None] | None = None
         self._ready_sent = False
         self._mounted = False
+        self._settled = False
         for theme in THEMES.values():
             self.register_theme(theme)
         self._configure(settings.display)
@@ -333,6 +339,8 @@ class LobbyApp(App[None], inherit_bindings=False):
         self._install_signal_handlers()
         self._mark_console()
         self._dirty.everything()
+        if self._has_data:
+            self._settle_later()  # a restored board
         self.tick()
         self.set_interval(1.0, self.tick, name="tick")
         if self._source is not None:
@@ -404,6 +412,7 @@ class LobbyApp(App[None], inherit_bindings=False):
         if not self._has_data and not isinstance(update, FeedHealth):
             self._has_data = True
             self._dirty.everything()
+            self._settle_later()
         self._dirty.add(changes)
         if changes.new_calls:
             self._call_hook("calls", list(changes.new_calls))
@@ -411,6 +420,12 @@ class LobbyApp(App[None], inherit_bindings=False):
             self._call_hook("health", self.board, now)
         if self._dirty:
             self._schedule_redraw()
+
+    def _settle_later(self) -> None:
+        if self._mounted and not self._settled:
+            self._settled = True
+            # Without a collection first: a full one would pause the screen for 0.1 s.
+            self.set_timer(SETTLE_SECONDS, gc.freeze, name="settle")
 
     def highlight_call(self, call: Call) -> None:
         """Highlight `call` again from now: its announcement is starting (the announcer's hook).

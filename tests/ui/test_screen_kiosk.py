@@ -4,6 +4,7 @@ without losing the board, and the hooks hear what they should."""
 
 from __future__ import annotations
 
+import gc
 import os
 import re
 import signal
@@ -28,6 +29,7 @@ from boards import (
     wait_for,
 )
 
+import lobby_display.app as app_module
 from lobby_display.app import DEMO_BANNER, LobbyApp
 from lobby_display.config import load_config
 from lobby_display.models import Counter, Endpoint, Place, Queue, keyed
@@ -274,3 +276,22 @@ async def test_the_demo_says_so_in_the_locale_on_screen() -> None:
     async with app.run_test(size=(120, 34)) as pilot:
         await pilot.pause()
         assert "Démonstration" in screen_text(app)
+
+
+async def test_what_start_up_made_is_set_aside_from_garbage_collection_once_data_is_shown(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Full collections then skip modules, widgets and the first board: shorter pauses in bursts.
+    monkeypatch.setattr(app_module, "SETTLE_SECONDS", 0.05)
+    source = FakeSource()
+    app = LobbyApp(make_settings(), source, clock=Clock())
+    app.animation_level = "none"
+    gc.unfreeze()
+    try:
+        async with app.run_test(size=(120, 34)) as pilot:
+            await pilot.pause(0.2)
+            assert gc.get_freeze_count() == 0, "nothing is set aside before any data"
+            source.push(reference(), queue_states())
+            await wait_for(pilot, lambda: gc.get_freeze_count() > 0)
+    finally:
+        gc.unfreeze()
