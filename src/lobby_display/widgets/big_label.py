@@ -22,6 +22,9 @@ from typing import Final
 from textual.app import RenderResult
 from textual.content import Content
 from textual.reactive import reactive
+from textual.strip import Strip
+from textual.style import Style as VisualStyle
+from textual.visual import Visual, visualize
 from textual.widget import Widget
 
 # Glyphs as rows of "#" (ink) and "." (paper). Every glyph of a font has the font's height;
@@ -264,6 +267,30 @@ class BigLabel(Widget):
             # Content(...) keeps "[bold]" and the like literal: a label is data, not markup.
             return Content(self.label)
         return Content("\n".join(rows))
+
+    def render_line(self, y: int) -> Strip:
+        """Line `y` of the label as drawn at this size and in these colours.
+
+        Drawn lines are shared by every big label: during a burst of calls each label moves
+        from card to card at the same size, and drawing it costs more than the rest of a frame.
+        """
+        width, height = self.size
+        style = self.visual_style
+        key = (self.label, width, height, style)
+        lines = _DRAWN.get(key)
+        if lines is None:
+            if len(_DRAWN) >= _MAX_DRAWN:
+                _DRAWN.clear()
+            visual = visualize(self, self.render(), markup=False)
+            lines = _DRAWN[key] = Visual.to_strips(self, visual, width, height, style)
+        if y < len(lines):
+            return lines[y]
+        return Strip.blank(width, style.rich_style)
+
+
+#: Lines of big labels already drawn, by label, size and style (see `BigLabel.render_line`).
+_DRAWN: Final[dict[tuple[str, int, int, VisualStyle], list[Strip]]] = {}
+_MAX_DRAWN: Final = 128
 
 
 def _check_fonts(fonts: Sequence[_Font]) -> None:
