@@ -14,27 +14,30 @@ No message, log line or repr produced here contains a private key, a token or an
 from __future__ import annotations
 
 import asyncio
+import binascii
+import contextlib
+import functools
 import json
 import logging
 import random
 import re
 import stat
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import httpx
-import jwt
-from cryptography.exceptions import UnsupportedAlgorithm
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
 
 from lobby_display.config import Settings
 from lobby_display.files import write_atomically
 from lobby_display.models import ServiceError, clean_text
 from lobby_display.redaction import MASK, redact, register_secret
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
 
 log = logging.getLogger(__name__)
 
@@ -168,18 +171,32 @@ def describe_transport_error(error: httpx.HTTPError) -> str:
 
 @dataclass(frozen=True)
 class ServiceAccount:
-    """A service account: the e-mail address and the RSA private key that signs tokens."""
+    """A service account: the e-mail address and the RSA private key that signs tokens.
+
+    The key is parsed from its PEM text the first time it is needed (`private_key`): parsing
+    needs the cryptography package (about 8 MiB of memory and 60 ms to import), which a display
+    that reuses its cached API key does not load until the key is renewed.
+    """
 
     client_email: str
-    private_key: RSAPrivateKey = field(repr=False, compare=False)
+    pem: str = field(repr=False, compare=False)
+    """The private key as PEM text (never shown)."""
     source: Path | None = None
 
+    @functools.cached_property
+    def private_key(self) -> RSAPrivateKey:
+        """The RSA private key; raises `CredentialsError` when the PEM text holds none."""
+        return _rsa_key(self.source, self.pem)
 
-def load_service_account(path: Path | str) -> ServiceAccount:
+
+def load_service_account(path: Path | str, *, parse_key: bool = True) -> ServiceAccount:
     """Read a service-account JSON file (`private_key`, `client_email`).
 
     Raises `CredentialsError` naming the file when it is missing, unreadable, a directory, open
-    to group or others, not JSON, lacks a field, or holds no usable RSA private key.
+    to group or others, not JSON, lacks a field, or holds no usable RSA private key. With
+    `parse_key=False` the key is only checked for its shape (a PEM block of an unencrypted RSA
+    key) and parsed when a token is first signed, where a key that is still not usable raises
+    `CredentialsError` too.
     """
     path = Path(path)
     try:
@@ -225,32 +242,78 @@ def load_service_account(path: Path | str) -> ServiceAccount:
     email = clean_text(data["client_email"], 254)
     if "@" not in email:
         raise CredentialsError(f"{path}: client_email {email!r} is not an e-mail address")
-    return ServiceAccount(
-        client_email=email, private_key=_rsa_key(path, data["private_key"]), source=path
-    )
+    account = ServiceAccount(client_email=email, pem=data["private_key"], source=path)
+    if parse_key:
+        account.private_key  # noqa: B018 (parsed now: a bad key fails here)
+    else:
+        _check_pem_shape(path, account.pem)
+    return account
 
 
-def _rsa_key(path: Path, pem: str) -> RSAPrivateKey:
-    try:
-        key = serialization.load_pem_private_key(pem.encode("utf-8"), password=None)
-    except TypeError:
+#: A PEM block: its label and its base64 body.
+_PEM_BLOCK: Final = re.compile(r"-----BEGIN ([A-Z0-9 ]+)-----(.*?)-----END \1-----", re.DOTALL)
+#: DER of the rsaEncryption algorithm identifier's OID (1.2.840.113549.1.1.1).
+_RSA_OID: Final = bytes.fromhex("06092a864886f70d010101")
+
+
+def _check_pem_shape(path: Path, pem: str) -> None:
+    """Refuse, without parsing it, a key that cannot be an unencrypted RSA private key.
+
+    Checks the PEM block's label, that its body is base64 of a DER sequence, and (PKCS#8) that
+    it names the RSA algorithm; the messages are those of the full parse.
+    """
+    block = _PEM_BLOCK.search(pem)
+    if block is None:
+        raise CredentialsError(f"{path}: private_key is not a valid PEM private key")
+    label, lines = block.group(1), block.group(2).splitlines()
+    # RFC 1421 headers (`Proc-Type: 4,ENCRYPTED`) have a colon, which base64 never holds.
+    headers = " ".join(line for line in lines if ":" in line)
+    body = "".join("".join(line.split()) for line in lines if ":" not in line)
+    if label == "ENCRYPTED PRIVATE KEY" or "ENCRYPTED" in headers:
         raise CredentialsError(
             f"{path}: private_key is encrypted; the display needs an unencrypted key"
-        ) from None
-    except (ValueError, UnsupportedAlgorithm):
-        # The library's message may quote the key's first bytes: do not pass it on.
+        )
+    if label not in ("PRIVATE KEY", "RSA PRIVATE KEY"):
+        if label.endswith("PRIVATE KEY") and label != "OPENSSH PRIVATE KEY":
+            raise CredentialsError(f"{path}: private_key is not an RSA key (RS256 needs one)")
+        raise CredentialsError(f"{path}: private_key is not a valid PEM private key")
+    try:
+        der = binascii.a2b_base64(body, strict_mode=True)
+    except binascii.Error:
         raise CredentialsError(f"{path}: private_key is not a valid PEM private key") from None
-    if not isinstance(key, RSAPrivateKey):
+    if not der.startswith(b"\x30"):
+        raise CredentialsError(f"{path}: private_key is not a valid PEM private key")
+    if label == "PRIVATE KEY" and _RSA_OID not in der[:32]:
         raise CredentialsError(f"{path}: private_key is not an RSA key (RS256 needs one)")
-    return key
 
 
-def developer_token(
+def _rsa_key(path: Path | None, pem: str) -> RSAPrivateKey:
+    from lobby_display import signing
+
+    try:
+        return signing.rsa_key(pem)
+    except signing.KeyProblem as problem:
+        raise _key_problem(path, problem.args[0]) from None
+
+
+def _key_problem(path: Path | None, kind: str) -> CredentialsError:
+    """The error for a key that `signing` finds unusable (`kind` is one of its problems)."""
+    where = path if path is not None else "service account"
+    if kind == "encrypted":
+        return CredentialsError(
+            f"{where}: private_key is encrypted; the display needs an unencrypted key"
+        )
+    if kind == "not-rsa":
+        return CredentialsError(f"{where}: private_key is not an RSA key (RS256 needs one)")
+    return CredentialsError(f"{where}: private_key is not a valid PEM private key")
+
+
+def token_claims(
     account: ServiceAccount, audience: str, company: str, now: datetime | None = None
-) -> str:
-    """Sign a developer token (RS256) for the service at `audience` (its base address).
+) -> dict[str, object]:
+    """The claims of a developer token for the service at `audience` (its base address).
 
-    Claims: `iat` backdated by TOKEN_BACKDATE_SECONDS, `exp` TOKEN_LIFETIME_SECONDS after `iat`,
+    `iat` backdated by TOKEN_BACKDATE_SECONDS, `exp` TOKEN_LIFETIME_SECONDS after `iat`,
     `aud` the service's base address, `iss` and `email` the account's address, `sub` the company.
     Raises `ClockNotSynchronised` when `now` is before EARLIEST_PLAUSIBLE_YEAR.
     """
@@ -261,7 +324,7 @@ def developer_token(
             "(check NTP / systemd-timesyncd); no developer token is signed until it is"
         )
     issued = int(moment.timestamp()) - TOKEN_BACKDATE_SECONDS
-    claims = {
+    return {
         "iat": issued,
         "exp": issued + TOKEN_LIFETIME_SECONDS,
         "aud": audience,
@@ -269,7 +332,76 @@ def developer_token(
         "email": account.client_email,
         "sub": company,
     }
-    return jwt.encode(claims, account.private_key, algorithm="RS256")
+
+
+def developer_token(
+    account: ServiceAccount, audience: str, company: str, now: datetime | None = None
+) -> str:
+    """Sign a developer token (RS256) for the service at `audience`, in this process.
+
+    The claims are `token_claims`'. Raises `ClockNotSynchronised` when the clock is obviously
+    wrong, `CredentialsError` when the account's key is not usable.
+    """
+    claims = token_claims(account, audience, company, now)
+    from lobby_display import signing
+
+    return signing.sign(claims, account.private_key)
+
+
+#: Longest wait for the signing program (it takes about 0.2 s).
+SIGNING_TIMEOUT_SECONDS: Final = 60.0
+
+
+async def developer_token_apart(
+    account: ServiceAccount, audience: str, company: str, now: datetime | None = None
+) -> str:
+    """Sign a developer token like `developer_token`, in a short-lived program of its own.
+
+    The program (`python -m lobby_display.signing`) loads cryptography so that this process
+    never does (see `lobby_display.signing`); it gets the key's PEM text and the claims on a
+    pipe, never on its command line. Raises `ClockNotSynchronised` as `developer_token` does,
+    and `CredentialsError` when the key is not usable or the program fails.
+    """
+    claims = token_claims(account, audience, company, now)
+    request = json.dumps({"pem": account.pem, "claims": claims}).encode("utf-8")
+    where = account.source if account.source is not None else "service account"
+    # -P: nothing from the working directory is imported in place of the signing code.
+    program = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-P",
+        "-m",
+        "lobby_display.signing",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        token, said = await asyncio.wait_for(program.communicate(request), SIGNING_TIMEOUT_SECONDS)
+    except TimeoutError:
+        program.kill()
+        await program.wait()
+        raise CredentialsError(
+            f"{where}: the signing program did not answer in {SIGNING_TIMEOUT_SECONDS:g} s"
+        ) from None
+    finally:
+        if program.returncode is None:  # cancelled: leave no program behind
+            with contextlib.suppress(ProcessLookupError):
+                program.kill()
+            await asyncio.shield(program.wait())
+    problem = said.decode("utf-8", "replace").strip()
+    if program.returncode == KEY_PROBLEM_STATUS:
+        raise _key_problem(account.source, problem)
+    if program.returncode != 0 or not token:
+        last = clean_text(redact(problem.splitlines()[-1] if problem else ""), 200)
+        raise CredentialsError(
+            f"{where}: the signing program failed (exit status {program.returncode}"
+            f"{f': {last}' if last else ''})"
+        )
+    return token.decode("ascii")
+
+
+#: `lobby_display.signing.KEY_PROBLEM`, without importing that module (and cryptography).
+KEY_PROBLEM_STATUS: Final = 3
 
 
 # --- API keys ----------------------------------------------------------------------------------
@@ -338,7 +470,9 @@ class ServiceApiKeys:
 
     The key is renewed once it is older than `refresh_after` plus a random part (up to 10 %,
     drawn once per key), or at once when the service refuses it. The cache file (mode 0600)
-    lets a restarted display reuse a key instead of asking for a new one.
+    lets a restarted display reuse a key instead of asking for a new one. With `sign_apart`,
+    developer tokens are signed by a program of their own (`developer_token_apart`), so this
+    process never loads cryptography.
     """
 
     def __init__(
@@ -352,8 +486,12 @@ class ServiceApiKeys:
         refresh_after: timedelta,
         clock: Callable[[], datetime] = _utcnow,
         rng: random.Random | None = None,
+        sign_apart: bool = False,
     ) -> None:
         self._account = account
+        self._sign_apart = sign_apart
+        self._key_failed = False
+        """The account's key did not parse: the file is read again before the next token."""
         self._display_url = display_url.rstrip("/")
         self._company = company
         self._http = http
@@ -448,8 +586,23 @@ class ServiceApiKeys:
             task.exception()  # retrieved: a failure with no caller left is not logged as lost
 
     async def _fetch(self) -> str:
-        token = developer_token(self._account, self._display_url, self._company, self._clock())
         route = "GET /v1/api_key"
+        try:
+            if self._key_failed:
+                # The key did not parse last time: the file may have been fixed since.
+                self._account = self._reread_account()
+            if self._sign_apart:
+                token = await developer_token_apart(
+                    self._account, self._display_url, self._company, self._clock()
+                )
+            else:
+                token = developer_token(
+                    self._account, self._display_url, self._company, self._clock()
+                )
+        except CredentialsError as problem:
+            self._key_failed = True
+            raise KeyRefused(f"no developer token can be signed: {problem}", route=route) from None
+        self._key_failed = False
         try:
             response = await self._http.get(
                 f"{self._display_url}/v1/api_key", headers={"Authorization": f"Bearer {token}"}
@@ -491,6 +644,13 @@ class ServiceApiKeys:
         self._write_cache(self._current)
         log.info("obtained a new API key; it is renewed after %s", self.renew_at)
         return key
+
+    def _reread_account(self) -> ServiceAccount:
+        """The service account read again from its file (the same one when it has none)."""
+        source = self._account.source
+        if source is None:
+            return self._account
+        return load_service_account(source, parse_key=False)
 
     def _read_cache(self) -> None:
         self._cache_read = True
@@ -584,12 +744,18 @@ def write_private_file(path: Path, text: str) -> None:
     write_atomically(path, text, mode=0o600)
 
 
-def api_keys_from_settings(settings: Settings, http: httpx.AsyncClient) -> ApiKeys:
+def api_keys_from_settings(
+    settings: Settings, http: httpx.AsyncClient, *, sign_apart: bool = False
+) -> ApiKeys:
     """The key provider the settings ask for.
 
     A fixed `service.api_key`, when set, is used as is (the credentials file is then not read).
     Otherwise the service-account file is read now, so a bad file fails at start-up with a
-    `CredentialsError`, and keys are cached in the state directory.
+    `CredentialsError`, and keys are cached in the state directory. The private key is parsed
+    when a token is first signed (a restart that reuses the cached key never needs it); a key
+    that the shape check let through but that does not parse then makes the key provider
+    raise `KeyRefused`, and the file is read again for the next try. `sign_apart`: see
+    `ServiceApiKeys`.
     """
     service = settings.service
     if service.api_key is not None:
@@ -598,12 +764,13 @@ def api_keys_from_settings(settings: Settings, http: httpx.AsyncClient) -> ApiKe
     if path is None:  # excluded by the config's validation; kept for a clear message
         raise CredentialsError("neither service.credentials nor service.api_key is set")
     return ServiceApiKeys(
-        load_service_account(path),
+        load_service_account(path, parse_key=False),
         display_url=service.display_url,
         company=service.company,
         http=http,
         cache_file=settings.state_directory() / KEY_CACHE_NAME,
         refresh_after=timedelta(hours=service.key_refresh_hours),
+        sign_apart=sign_apart,
     )
 
 
@@ -628,7 +795,9 @@ __all__ = [
     "describe_failure",
     "describe_transport_error",
     "developer_token",
+    "developer_token_apart",
     "load_service_account",
     "service_error_body",
+    "token_claims",
     "write_private_file",
 ]

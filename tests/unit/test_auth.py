@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import logging
 import os
 import random
 import stat
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -18,8 +21,10 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
+from lobby_display import signing
 from lobby_display.auth import (
     KEY_CACHE_NAME,
+    KEY_PROBLEM_STATUS,
     ClockNotSynchronised,
     CredentialsError,
     FixedApiKey,
@@ -30,7 +35,9 @@ from lobby_display.auth import (
     ServiceUnreachable,
     api_keys_from_settings,
     developer_token,
+    developer_token_apart,
     load_service_account,
+    token_claims,
 )
 from lobby_display.config import settings_from_dict
 
@@ -625,3 +632,182 @@ class TestFromSettings:
         )
         with pytest.raises(CredentialsError, match=r"absent\.json"):
             api_keys_from_settings(settings, httpx.AsyncClient())
+
+
+# --- the key parsed when a token is signed, and signed apart -----------------------------------
+
+
+def pem_of(
+    key: rsa.RSAPrivateKey | ec.EllipticCurvePrivateKey, fmt: str, password: bytes = b""
+) -> str:
+    encryption = (
+        serialization.BestAvailableEncryption(password)
+        if password
+        else serialization.NoEncryption()
+    )
+    formats = {
+        "pkcs8": serialization.PrivateFormat.PKCS8,
+        "traditional": serialization.PrivateFormat.TraditionalOpenSSL,
+    }
+    return key.private_bytes(serialization.Encoding.PEM, formats[fmt], encryption).decode()
+
+
+def truncated_pem(rsa_pem: str) -> str:
+    """A PKCS#8 RSA key cut short: the right shape (a DER sequence naming RSA), not a key."""
+    body = "".join(rsa_pem.splitlines()[1:-1])
+    cut = base64.b64encode(base64.b64decode(body)[:-200]).decode()
+    return f"-----BEGIN PRIVATE KEY-----\n{cut}\n-----END PRIVATE KEY-----\n"
+
+
+def write_account(path: Path, pem: str) -> Path:
+    path.write_text(json.dumps({"private_key": pem, "client_email": "a@b.test"}), encoding="utf-8")
+    path.chmod(0o600)
+    return path
+
+
+class TestKeyParsedWhenNeeded:
+    def test_a_good_file_is_read_without_loading_cryptography(
+        self, service_account_file: Path
+    ) -> None:
+        # A fresh interpreter: this one has cryptography loaded already.
+        script = (
+            "import sys\n"
+            "from lobby_display.auth import load_service_account\n"
+            f"account = load_service_account({str(service_account_file)!r}, parse_key=False)\n"
+            "assert 'cryptography' not in sys.modules and 'jwt' not in sys.modules\n"
+            "assert account.private_key.key_size == 2048\n"
+        )
+        subprocess.run([sys.executable, "-c", script], check=True, timeout=60)
+
+    @pytest.mark.parametrize(
+        ("case", "match"),
+        [
+            ("encrypted pkcs8", "is encrypted"),
+            ("encrypted traditional", "is encrypted"),
+            ("ec pkcs8", "not an RSA key"),
+            ("ec traditional", "not an RSA key"),
+            ("no pem block", "not a valid PEM private key"),
+            ("not base64", "not a valid PEM private key"),
+            ("base64 of text", "not a valid PEM private key"),
+        ],
+    )
+    def test_a_key_of_the_wrong_shape_fails_at_once_as_when_parsed(
+        self, tmp_path: Path, rsa_key: rsa.RSAPrivateKey, case: str, match: str
+    ) -> None:
+        ec_key = ec.generate_private_key(ec.SECP256R1())
+        pem = {
+            "encrypted pkcs8": lambda: pem_of(rsa_key, "pkcs8", b"passphrase"),
+            "encrypted traditional": lambda: pem_of(rsa_key, "traditional", b"passphrase"),
+            "ec pkcs8": lambda: pem_of(ec_key, "pkcs8"),
+            "ec traditional": lambda: pem_of(ec_key, "traditional"),
+            "no pem block": lambda: "TOPSECRET",
+            "not base64": lambda: (
+                "-----BEGIN PRIVATE KEY-----\nnot a key\n-----END PRIVATE KEY-----"
+            ),
+            "base64 of text": lambda: (
+                "-----BEGIN RSA PRIVATE KEY-----\nVE9QU0VDUkVUIEJZVEVT\n"
+                "-----END RSA PRIVATE KEY-----"
+            ),
+        }[case]()
+        path = write_account(tmp_path / "sa.json", pem)
+        for parse_key in (True, False):
+            with pytest.raises(CredentialsError, match=match) as caught:
+                load_service_account(path, parse_key=parse_key)
+            assert str(path) in str(caught.value)
+            assert "TOPSECRET" not in str(caught.value)
+
+    async def test_a_key_that_does_not_parse_is_refused_then_read_again_once_fixed(
+        self,
+        tmp_path: Path,
+        rsa_pem: str,
+        http: httpx.AsyncClient,
+        service: KeyService,
+    ) -> None:
+        path = write_account(tmp_path / "sa.json", truncated_pem(rsa_pem))
+        keys = make_keys(load_service_account(path, parse_key=False), http, None)
+        with pytest.raises(KeyRefused, match="not a valid PEM private key") as caught:
+            await keys.get()
+        assert str(path) in str(caught.value)
+        assert service.requests == []  # nothing asked with a token that was never signed
+        write_account(path, rsa_pem)  # the installer fixes the file
+        assert await keys.get() == "issued-key-1-s3cr3t"
+
+    async def test_a_cached_key_is_used_without_parsing_the_private_key(
+        self, tmp_path: Path, rsa_pem: str, http: httpx.AsyncClient, service: KeyService
+    ) -> None:
+        cache = tmp_path / KEY_CACHE_NAME
+        good = load_service_account(write_account(tmp_path / "good.json", rsa_pem))
+        first = await make_keys(good, http, cache).get()
+        broken = load_service_account(
+            write_account(tmp_path / "sa.json", truncated_pem(rsa_pem)), parse_key=False
+        )
+        assert await make_keys(broken, http, cache).get() == first  # a restart
+        assert len(service.requests) == 1
+
+
+class TestSignedApart:
+    async def test_the_token_verifies_with_the_claims_signed_here(
+        self, account: ServiceAccount, rsa_key: rsa.RSAPrivateKey
+    ) -> None:
+        token = await developer_token_apart(account, DISPLAY_URL, COMPANY, START)
+        claims = jwt.decode(
+            token,
+            rsa_key.public_key(),
+            algorithms=["RS256"],
+            audience=DISPLAY_URL,
+            options={"verify_exp": False, "verify_iat": False},
+        )
+        assert claims == token_claims(account, DISPLAY_URL, COMPANY, START)
+        assert token == developer_token(account, DISPLAY_URL, COMPANY, START)  # RS256: same
+
+    async def test_a_key_that_does_not_parse_names_the_file(
+        self, tmp_path: Path, rsa_pem: str
+    ) -> None:
+        path = write_account(tmp_path / "sa.json", truncated_pem(rsa_pem))
+        account = load_service_account(path, parse_key=False)
+        with pytest.raises(CredentialsError, match="not a valid PEM private key") as caught:
+            await developer_token_apart(account, DISPLAY_URL, COMPANY, START)
+        assert str(path) in str(caught.value)
+        assert "BEGIN" not in str(caught.value)
+
+    async def test_no_program_runs_before_the_clock_is_set(self, account: ServiceAccount) -> None:
+        with pytest.raises(ClockNotSynchronised):
+            await developer_token_apart(
+                account, DISPLAY_URL, COMPANY, datetime(1970, 1, 1, tzinfo=UTC)
+            )
+
+    async def test_service_keys_sign_apart_when_asked(
+        self,
+        account: ServiceAccount,
+        http: httpx.AsyncClient,
+        service: KeyService,
+        rsa_key: rsa.RSAPrivateKey,
+    ) -> None:
+        keys = ServiceApiKeys(
+            account,
+            display_url=DISPLAY_URL,
+            company=COMPANY,
+            http=http,
+            cache_file=None,
+            refresh_after=timedelta(hours=20),
+            sign_apart=True,
+        )
+        assert await keys.get() == "issued-key-1-s3cr3t"
+        token = service.requests[0].headers["Authorization"].split(" ", 1)[1]
+        claims = jwt.decode(token, rsa_key.public_key(), algorithms=["RS256"], audience=DISPLAY_URL)
+        assert claims["sub"] == COMPANY
+
+    def test_the_program_quotes_nothing_it_was_given(self) -> None:
+        secret = "-----BEGIN PRIVATE KEY-----\nU0VDUkVUU0VDUkVU\n-----END PRIVATE KEY-----"
+        for request in (json.dumps({"pem": secret, "claims": {}}), secret):
+            done = subprocess.run(
+                [sys.executable, "-m", "lobby_display.signing"],
+                input=request,
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+            assert done.returncode in (signing.KEY_PROBLEM, 2)
+            assert done.stdout == ""
+            assert "U0VDUkVU" not in done.stderr
+        assert signing.KEY_PROBLEM == KEY_PROBLEM_STATUS
