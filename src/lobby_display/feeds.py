@@ -569,12 +569,15 @@ class _IdsChanged(Exception):
 
 
 class Feeds:
-    """Runs every feed of one screen: reference data first, then the three streams.
+    """Runs every feed of one screen: the three streams and the reference data.
 
-    The queues and counters shown are the configured ones, or every one of the place. Reference
-    data (names in every locale) is reloaded periodically and soon after a ticket or a state names
-    a queue or endpoint it does not know; when the place's set of queues or counters changes
-    (and none are configured), the streams restart for the new set.
+    The queues and counters shown are the configured ones, or every one of the place. When they
+    are known before the reference data (configured, or `known_ids`: those of the place when the
+    display last ran, from its saved board), the streams start at once, beside the first load of
+    the reference data; otherwise the reference data comes first. Reference data (names in every
+    locale) is reloaded periodically and soon after a ticket or a state names a queue or
+    endpoint it does not know; when the place's set of queues or counters changes (and none are
+    configured), the streams restart for the new set.
     """
 
     def __init__(
@@ -590,12 +593,15 @@ class Feeds:
         timing: FeedTiming | None = None,
         clock: Clock = utc_now,
         rng: random.Random | None = None,
+        known_ids: tuple[Sequence[str], Sequence[str]] = ((), ()),
     ) -> None:
         self.client = client
         self.load_reference = load_reference
         self.emit = emit
         self.configured_queues = list(queue_ids)
         self.configured_counters = list(counter_ids)
+        self.known_queues = sorted(known_ids[0])
+        self.known_counters = sorted(known_ids[1])
         self.langs = list(langs)
         self.refresh_every = refresh_every
         self.timing = timing or FeedTiming()
@@ -608,7 +614,10 @@ class Feeds:
 
     async def run(self) -> None:
         """Run until cancelled."""
-        await self._first_reference()
+        queues, counters = self.ids()
+        if not (queues and counters):
+            # Which streams to open is not known yet: the place's reference data says.
+            await self._first_reference()
         while True:
             try:
                 async with asyncio.TaskGroup() as group:
@@ -619,11 +628,14 @@ class Feeds:
                 log.info("the place's queues or counters changed; restarting the feeds")
 
     def ids(self) -> tuple[list[str], list[str]]:
-        """The queue ids and counter ids followed now."""
+        """The queue ids and counter ids followed now (the known ones until the reference data
+        has loaded)."""
         reference = self.reference
-        queues = self.configured_queues or (sorted(reference.queues) if reference else [])
-        counters = self.configured_counters or (sorted(reference.counters) if reference else [])
-        return queues, counters
+        if reference is None:
+            queues, counters = self.known_queues, self.known_counters
+        else:
+            queues, counters = sorted(reference.queues), sorted(reference.counters)
+        return self.configured_queues or queues, self.configured_counters or counters
 
     def _make_runners(self) -> list[FeedRunner]:
         queues, counters = self.ids()
@@ -670,11 +682,13 @@ class Feeds:
                 error = redact(f"cannot load the place's queues and names: {_describe(problem)}")
                 log.warning("%s; retrying in %.1f s", error, delay)
                 now = self.clock()
+                # No key to be had (the credentials are refused, or cannot sign) is said as such.
+                refused = isinstance(problem, AuthRefused)
                 for feed in Feed:
                     self.emit(
                         FeedHealth(
                             feed=feed,
-                            status=FeedStatus.CONNECTING,
+                            status=FeedStatus.REFUSED if refused else FeedStatus.CONNECTING,
                             at=now,
                             attempt=attempt,
                             next_try_at=now + timedelta(seconds=delay),
@@ -690,19 +704,31 @@ class Feeds:
 
     async def _refresh_reference(self) -> None:
         before = self.ids()
+        attempt = 0
         while True:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._refresh_soon.wait(), self.refresh_every)
-            self._refresh_soon.clear()
+            if self.reference is not None:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._refresh_soon.wait(), self.refresh_every)
+                self._refresh_soon.clear()
+            # else: the streams started before the first load of the reference data (below).
             try:
                 await self._load()
             except asyncio.CancelledError:
                 raise
             except Exception as problem:
+                error = redact(_describe(problem))
+                if self.reference is not None:
+                    log.warning("could not reload names, keeping the old ones: %s", error)
+                    continue
+                # The streams run meanwhile, and a restored board shows the last names.
+                attempt += 1
+                delay = backoff_delay(attempt, self.timing, self.rng)
                 log.warning(
-                    "could not reload names, keeping the old ones: %s",
-                    redact(_describe(problem)),
+                    "cannot load the place's queues and names: %s; retrying in %.1f s",
+                    error,
+                    delay,
                 )
+                await asyncio.sleep(delay)
                 continue
             if self.ids() != before:
                 raise _IdsChanged
