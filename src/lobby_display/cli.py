@@ -143,15 +143,16 @@ def _dispatch(args: argparse.Namespace) -> int:
         return demo(args)
     settings = load_config(args.config)
     if command == "run":
+        import_httpx_without_its_command_line()
         from lobby_display.kiosk import run
 
         return run(settings)
     if command == "check":
-        from lobby_display.ops import check
+        from lobby_display.ops.check import check
 
         return check(settings, feed_timeout=args.feed_timeout)
     if command == "discover":
-        from lobby_display.ops import discover
+        from lobby_display.ops.discover import discover
 
         return discover(settings)
     if command == "place":
@@ -159,7 +160,28 @@ def _dispatch(args: argparse.Namespace) -> int:
 
         return place(settings, args.app_id, timeout=args.timeout)
     if command == "screenshot":
-        from lobby_display.ops import screenshot
+        from lobby_display.ops.screenshot import screenshot
 
         return screenshot(settings, args.output, size=args.size)
     raise AssertionError(f"unhandled command {command}")
+
+
+def import_httpx_without_its_command_line() -> None:
+    """Import httpx without its command line (`httpx._main`: click, pygments, rich's syntax).
+
+    httpx's `__init__` imports its command line inside `try: ... except ImportError`, for
+    installs without its `cli` extra. click is installed here for other tools (uvicorn,
+    import-linter), so the display would carry a command line it never runs: 3 MiB and 25 ms at
+    start. Hiding click while httpx is imported takes httpx's own fallback (`httpx.main` then
+    says to install the extra). Should a later httpx need click unconditionally, the import
+    fails here and is done again, with click, by whoever imports httpx next.
+    """
+    if "httpx" in sys.modules or "click" in sys.modules:
+        return
+    sys.modules["click"] = None  # type: ignore[assignment]  # `import click` raises ImportError
+    try:
+        import httpx  # noqa: F401
+    except ImportError:
+        pass
+    finally:
+        del sys.modules["click"]

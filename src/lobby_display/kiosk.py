@@ -17,19 +17,20 @@ import signal
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from lobby_display.announce import Announcer
 from lobby_display.app import AppHooks, LobbyApp, Source
 from lobby_display.auth import CredentialsError
 from lobby_display.board import Board, BoardSettings
 from lobby_display.client import DisplayClient
 from lobby_display.config import ConfigError, Settings
 from lobby_display.feeds import Feeds, load_reference
-from lobby_display.ops.screenshot import export_screen, screenshot_signal_path
 from lobby_display.service import Notifier, setup_logging, status_text, watchdog_period
 from lobby_display.state import BoardStore
 from lobby_display.updates import Call, Feed, FeedHealth, FeedStatus, Update
+
+if TYPE_CHECKING:
+    from lobby_display.announce import Announcer
 
 log = logging.getLogger(__name__)
 
@@ -40,17 +41,25 @@ Emit = Callable[[Update], None]
 ClientFactory = Callable[[Settings], DisplayClient]
 
 
+def kiosk_client(settings: Settings) -> DisplayClient:
+    """The kiosk's REST client: developer tokens signed apart, so cryptography never loads here."""
+    return DisplayClient.from_settings(settings, sign_apart=True)
+
+
 def feeds_source(
     settings: Settings,
     *,
-    client_factory: ClientFactory = DisplayClient.from_settings,
+    client_factory: ClientFactory = kiosk_client,
     see: Emit | None = None,
+    known_ids: tuple[Sequence[str], Sequence[str]] = ((), ()),
 ) -> Source:
     """The app's source of updates: the place's three feeds, with their reference data.
 
     Credentials that cannot be read (a missing or unsafe key file) do not stop the screen: the
     feeds report "refused" with the reason, and the file is read again every minute. `see`, when
     given, is shown every update too (the `screenshot` command watches for live feeds).
+    `known_ids` are the queue and counter ids of the place at the last run (`saved_ids`): the
+    streams open with them while the reference data loads.
     """
     place_id = settings.place.id
     langs = list(settings.display.locales)
@@ -77,10 +86,20 @@ def feeds_source(
                     counter_ids=settings.place.counters,
                     langs=langs,
                     refresh_every=settings.service.reference_refresh_minutes * 60,
+                    known_ids=known_ids,
                 )
                 await feeds.run()
 
     return source
+
+
+def saved_ids(board: Board | None) -> tuple[list[str], list[str]]:
+    """The queue and counter ids a restored board shows (none without a board)."""
+    if board is None:
+        return [], []
+    return [view.queue_id for view in board.queues()], [
+        view.counter_id for view in board.counters()
+    ]
 
 
 def refused(emit: Emit, error: str, feeds: Sequence[Feed] = tuple(Feed)) -> None:
@@ -130,6 +149,9 @@ class Kiosk:
         self.notifier.ready("screen up, connecting to the service")
         if self.announcer is None:
             try:
+                # Imported once the screen is up: sound is not needed for the first frame.
+                from lobby_display.announce import Announcer
+
                 self.announcer = Announcer.from_settings(self.settings, on_playing=self.playing)
             except Exception:  # sound must never stop the screen
                 log.exception("sound is off: the announcer could not be set up")
@@ -185,6 +207,8 @@ class Kiosk:
         old = self.announcer
         self.settings = settings
         try:
+            from lobby_display.announce import Announcer
+
             self.announcer = Announcer.from_settings(settings, on_playing=self.playing)
         except Exception:
             log.exception("sound settings not applied")
@@ -195,9 +219,12 @@ class Kiosk:
 
     def install_screenshot_handler(self, app: LobbyApp) -> None:
         """SIGUSR1: write what the screen shows to the file `lobby-display screenshot` reads."""
-        path = screenshot_signal_path(self.settings)
 
         def answer() -> None:
+            # Imported at the first request: most displays are never asked for a screenshot.
+            from lobby_display.ops.screenshot import export_screen, screenshot_signal_path
+
+            path = screenshot_signal_path(self.settings)
             try:
                 export_screen(app, path)
             except OSError as error:
@@ -215,9 +242,9 @@ def loop_time() -> float:
 def build_app(settings: Settings, kiosk: Kiosk | None = None) -> LobbyApp:
     """The kiosk's app: restored board, live feeds, hooks."""
     kiosk = kiosk or Kiosk(settings)
-    kiosk.app = LobbyApp(
-        settings, feeds_source(settings), hooks=kiosk.hooks(), board=kiosk.restored_board()
-    )
+    board = kiosk.restored_board()
+    source = feeds_source(settings, known_ids=saved_ids(board))
+    kiosk.app = LobbyApp(settings, source, hooks=kiosk.hooks(), board=board)
     return kiosk.app
 
 

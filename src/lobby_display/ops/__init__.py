@@ -1,10 +1,41 @@
 """The operations commands: `check` (is everything in place?), `discover` (which ids?) and
-`screenshot` (what does the screen show?), for installers and remote support."""
+`screenshot` (what does the screen show?), for installers and remote support.
+
+Each command's module is imported when its name is first asked for, so importing one of them
+(`lobby_display.ops.screenshot` for the kiosk's SIGUSR1 answer) does not import the others.
+Commands that import a command's module should take the function from that module
+(`from lobby_display.ops.check import check`): once the module `ops.check` is imported, the
+package's attribute `check` may be that module rather than the function.
+"""
 
 from __future__ import annotations
 
-from lobby_display.ops.check import check
-from lobby_display.ops.discover import discover
-from lobby_display.ops.screenshot import export_screen, screenshot, screenshot_signal_path
+import importlib
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:
+    from lobby_display.ops.check import check
+    from lobby_display.ops.discover import discover
+    from lobby_display.ops.screenshot import export_screen, screenshot, screenshot_signal_path
+
+#: Where each public name lives.
+_MODULES: Final = {
+    "check": "lobby_display.ops.check",
+    "discover": "lobby_display.ops.discover",
+    "export_screen": "lobby_display.ops.screenshot",
+    "screenshot": "lobby_display.ops.screenshot",
+    "screenshot_signal_path": "lobby_display.ops.screenshot",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULES.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    # Importing `ops.check` bound the name `check` to the module: bind it to the function.
+    globals()[name] = value
+    return value
+
 
 __all__ = ["check", "discover", "export_screen", "screenshot", "screenshot_signal_path"]

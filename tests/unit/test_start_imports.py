@@ -1,0 +1,96 @@
+"""What `lobby-display run` loads: only what the kiosk needs, so it starts sooner and smaller.
+
+Imports are process-wide, so each check runs in a fresh interpreter and reads its `sys.modules`.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+#: Never needed by the kiosk, at start or later: the simulator and its web server, the other
+#: commands, httpx's command line.
+NEVER = (
+    "starlette",
+    "uvicorn",
+    "click",
+    "pygments",
+    "lobby_display.simulator",
+    "lobby_display.demo",
+    "lobby_display.ops.check",
+    "lobby_display.ops.discover",
+)
+#: Loaded later, when needed: sound once the screen is up, the screenshot code at SIGUSR1,
+#: cryptography (with PyJWT) only to sign a developer token.
+LATER = ("lobby_display.announce", "lobby_display.ops.screenshot", "cryptography", "jwt")
+
+
+def modules_after(code: str) -> set[str]:
+    """The modules a fresh interpreter has loaded after running `code`."""
+    script = f"{code}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))"
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
+    )
+    return set(json.loads(done.stdout.splitlines()[-1]))
+
+
+def loaded(modules: set[str], package: str) -> bool:
+    return any(name == package or name.startswith(f"{package}.") for name in modules)
+
+
+def test_the_kiosk_loads_no_other_command_nor_signing_code() -> None:
+    # What `cli._dispatch` does for `run` before starting the kiosk.
+    modules = modules_after(
+        "from lobby_display import cli\n"
+        "cli.import_httpx_without_its_command_line()\n"
+        "import lobby_display.kiosk"
+    )
+    assert "lobby_display.kiosk" in modules and "httpx" in modules
+    assert [name for name in (*NEVER, *LATER) if loaded(modules, name)] == []
+
+
+def test_httpx_works_without_its_command_line_and_click_stays_importable() -> None:
+    modules = modules_after(
+        "from lobby_display import cli\n"
+        "cli.import_httpx_without_its_command_line()\n"
+        "import httpx\n"
+        "assert httpx.AsyncClient and httpx.Response(200).status_code == 200\n"
+        "import sys\n"
+        "assert 'click' not in sys.modules\n"
+        "import click\n"
+        "assert click.command"
+    )
+    assert "click" in modules
+    assert not loaded(modules, "httpx._main")
+
+
+def test_httpx_already_imported_is_left_as_it_is() -> None:
+    modules = modules_after(
+        "import httpx\n"
+        "from lobby_display import cli\n"
+        "cli.import_httpx_without_its_command_line()"
+    )
+    assert "httpx._main" in modules  # imported normally first: nothing undone
+
+
+@pytest.mark.parametrize(
+    ("name", "module"),
+    [
+        ("check", "lobby_display.ops.check"),
+        ("discover", "lobby_display.ops.discover"),
+        ("screenshot", "lobby_display.ops.screenshot"),
+        ("export_screen", "lobby_display.ops.screenshot"),
+        ("screenshot_signal_path", "lobby_display.ops.screenshot"),
+    ],
+)
+def test_the_ops_package_gives_each_command_when_asked_for(name: str, module: str) -> None:
+    modules = modules_after(
+        f"from lobby_display.ops import {name}\n"
+        f"assert callable({name}) and {name}.__module__ == {module!r}, {name}"
+    )
+    others = {"lobby_display.ops.check", "lobby_display.ops.discover"} - {module}
+    assert module in modules
+    assert not others & modules
