@@ -248,11 +248,18 @@ def column_layouts(
     the waiting. Only when nothing fits are names cut (with an ellipsis).
     """
 
+    widest: dict[tuple[int, bool], int] = {}
+
     def natural(index: int, compact: bool, heading: str) -> int:
-        cells = [row.cells(compact)[index] for row in rows]
-        if index == 0:
-            cells = [_SUB_INDENT + row.name if row.sub else row.name for row in rows]
-        return max([_widest_line(heading)] + [_widest_line(cell) for cell in cells if cell])
+        # Only the waiting column differs when compact; each column is measured once.
+        key = (index, compact and index == 2)
+        if key not in widest:
+            if index == 0:
+                cells = [_SUB_INDENT + row.name if row.sub else row.name for row in rows]
+            else:
+                cells = [row.cells(compact)[index] for row in rows]
+            widest[key] = max((_widest_line(cell) for cell in cells if cell), default=0)
+        return max(_widest_line(heading), widest[key])
 
     wrapped = [wrap_heading(heading) for heading in headings]
     layouts: list[ColumnLayout] = []
