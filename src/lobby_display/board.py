@@ -939,15 +939,26 @@ class Board:
         return tuple(self._call_view(entry) for entry in self._recent[: self.settings.recent_calls])
 
     def now_calling(self, now: datetime) -> NowCalling:
-        """The calls highlighted at `now` (newest first), else the latest call, steady."""
-        highlighted = [
+        """The latest call and the calls made with it (newest first): those still highlighted
+        when it came, or highlighted again since.
+
+        Each is highlighted until its own highlight ends; the group stays on the screen, steady,
+        until the next call. Cards that vanished one by one as their highlights ended would
+        make the other labels jump in size every few seconds (and lay the screen out again).
+        """
+        if not self._recent:
+            return NowCalling((), False)
+        latest = self._recent[0]
+        with_it = [
             entry
-            for entry in self._recent
-            if entry.highlight_until is not None and now < entry.highlight_until
-        ][:NOW_CALLING_MAX]
-        if highlighted:
-            return NowCalling(tuple(self._call_view(entry) for entry in highlighted), True)
-        return NowCalling(tuple(self._call_view(entry) for entry in self._recent[:1]), False)
+            for entry in self._recent[1:]
+            if entry.highlight_until is not None and entry.highlight_until > latest.seen_at
+        ]
+        group = [latest, *with_it[: NOW_CALLING_MAX - 1]]
+        highlighted = any(
+            entry.highlight_until is not None and now < entry.highlight_until for entry in group
+        )
+        return NowCalling(tuple(self._call_view(entry) for entry in group), highlighted)
 
     def _call_view(self, entry: _Called) -> CallView:
         return CallView(

@@ -27,7 +27,11 @@ def test_a_call_announced_late_in_a_burst_is_highlighted_while_it_is_spoken() ->
     assert changes.calls
     shown = board.now_calling(at(15))
     assert shown.highlighted
-    assert [view.call.label for view in shown.calls] == ["A2"]
+    # The burst stays together; only the call being spoken stands out.
+    assert [(view.call.label, view.highlighted(at(15))) for view in shown.calls] == [
+        ("A2", True),
+        ("A1", False),
+    ]
     assert not board.now_calling(at(19)).highlighted
 
 

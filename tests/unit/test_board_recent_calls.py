@@ -120,8 +120,33 @@ def test_simultaneous_calls_share_the_now_calling_area_newest_first() -> None:
 
     assert shown.highlighted
     assert [view.call.label for view in shown.calls] == ["C", "B", "A"]
-    # As highlights end one by one, the area narrows to the calls still highlighted.
-    assert [view.call.label for view in board.now_calling(at(12.5)).calls] == ["C", "B"]
+    # As highlights end one by one, the calls stay together: each goes steady in its turn
+    # (no card vanishes, so the other labels keep their size).
+    later = board.now_calling(at(12.5))
+    assert [(view.call.label, view.highlighted(at(12.5))) for view in later.calls] == [
+        ("C", True),
+        ("B", True),
+        ("A", False),
+    ]
+    assert later.highlighted
+
+
+def test_calls_made_together_stay_on_steady_until_the_next_call_which_comes_alone() -> None:
+    board = make_board(highlight_seconds=12)
+    board.apply(call(0, "a"), at(0))
+    board.apply(call(1, "b"), at(1))
+
+    steady = board.now_calling(at(30))
+    assert not steady.highlighted
+    assert [view.call.label for view in steady.calls] == ["B", "A"]
+
+    board.apply(call(2, "c"), at(40))
+    alone = board.now_calling(at(41))
+    assert alone.highlighted
+    assert [view.call.label for view in alone.calls] == ["C"]
+    # A call made while C is highlighted joins it.
+    board.apply(call(3, "d"), at(45))
+    assert [view.call.label for view in board.now_calling(at(60)).calls] == ["D", "C"]
 
 
 def test_now_calling_shows_at_most_its_capacity() -> None:

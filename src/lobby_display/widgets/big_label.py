@@ -290,7 +290,7 @@ class BigLabel(Widget):
 
 #: Lines of big labels already drawn, by label, size and style (see `BigLabel.render_line`).
 _DRAWN: Final[dict[tuple[str, int, int, VisualStyle], list[Strip]]] = {}
-_MAX_DRAWN: Final = 128
+_MAX_DRAWN: Final = 32
 
 
 def _check_fonts(fonts: Sequence[_Font]) -> None:

@@ -148,6 +148,8 @@ class Panel(Widget):
 LineKey = tuple[Hashable, int]
 #: Most rows a `LinePanel` keeps drawn (every page of a large board, and rows that changed).
 _MAX_DRAWN_ROWS: Final = 512
+#: Rows kept drawn beyond twice those on screen (rows of other pages, rows that changed).
+_SPARE_DRAWN_ROWS: Final = 32
 
 
 class LinePanel(Panel):
@@ -172,6 +174,11 @@ class LinePanel(Panel):
         """Show `lines` (top to bottom), rows drawn with `layout`; redraw the lines that changed."""
         old, new = self._line_keys, tuple(lines)
         self._line_keys = new
+        if len(self._drawn) > 2 * len(new) + _SPARE_DRAWN_ROWS:
+            # Keep the rows on screen: a busy day would otherwise fill the store with rows
+            # that changed long ago.
+            shown = {row for row, _ in new}
+            self._drawn = {row: lines for row, lines in self._drawn.items() if row in shown}
         width = self.size.width
         if layout != self._row_layout or not width:
             self._row_layout = layout
