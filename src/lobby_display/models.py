@@ -80,6 +80,20 @@ def clean_text(value: object, max_length: int = MAX_NAME_LENGTH) -> str:
     if len(text) > max_length * 8:
         # Bound the work on hostile input (a 100 KB name); what is cut is never shown anyway.
         text = text[: max_length * 8]
+    if text.isascii() and text.isprintable():
+        # Most ids and labels: no control, format or combining character, NFC already, and
+        # the only white space is the plain space (what follows would give the same text).
+        cleaned = " ".join(text.split())
+    else:
+        cleaned = _cleaned_characters(text)
+    if len(cleaned) > max_length:
+        cleaned = cleaned[: max_length - 1].rstrip() + _ELLIPSIS
+    return cleaned
+
+
+def _cleaned_characters(text: str) -> str:
+    """`text` with controls and format characters dropped, separators as single spaces, NFC,
+    runs of combining marks capped, stripped (not cut to a length)."""
     text = unicodedata.normalize("NFC", text)
     out: list[str] = []
     combining = 0
@@ -102,10 +116,7 @@ def clean_text(value: object, max_length: int = MAX_NAME_LENGTH) -> str:
         else:
             combining = 0
         out.append(char)
-    cleaned = _WHITESPACE_RUN.sub(" ", "".join(out)).strip()
-    if len(cleaned) > max_length:
-        cleaned = cleaned[: max_length - 1].rstrip() + _ELLIPSIS
-    return cleaned
+    return _WHITESPACE_RUN.sub(" ", "".join(out)).strip()
 
 
 def _clean_name(value: object) -> str:

@@ -7,6 +7,8 @@ import unicodedata
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lobby_display.models import (
     MAX_COMBINING_RUN,
@@ -25,6 +27,7 @@ from lobby_display.models import (
     TicketState,
     Timeline,
     TimeSlot,
+    _cleaned_characters,
     clean_text,
     keyed,
     parse_datetime,
@@ -429,6 +432,16 @@ class TestCleanText:
 
     def test_non_strings(self) -> None:
         assert (clean_text(None), clean_text(42), clean_text(1.5)) == ("", "42", "1.5")
+
+    @given(st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0x7F), max_size=90))
+    @settings(max_examples=300, deadline=None)
+    def test_plain_ascii_is_cleaned_as_any_text(self, raw: str) -> None:
+        # Printable ASCII takes a short cut: the same text as the character-by-character path.
+        for cap in (8, MAX_NAME_LENGTH):
+            slow = _cleaned_characters(raw)
+            if len(slow) > cap:
+                slow = slow[: cap - 1].rstrip() + "…"
+            assert clean_text(raw, cap) == slow
 
     def test_through_the_records(self) -> None:
         hostile = "\x1b[2J\x9b\u202eA\u200b" + "B" * 100_000
