@@ -1,9 +1,10 @@
 """The last board, saved atomically in the state directory and shown again after a restart.
 
-A restart (an update, a crash, a power cut) must not blank the screen: the board is written at
-most every few seconds, and read back at start, where every part shows as out of date until its
-feed is live again. A corrupt file, or one written for another place or by another version, is
-ignored with a log line: the screen then starts from "connecting" as on a first boot.
+A restart (an update, a crash, a power cut) must not blank the screen: the board is written when
+it changed, at most every `SAVE_INTERVAL_SECONDS` (and at a clean stop), and read back at
+start, where every part shows as out of date until its feed is live again. A corrupt file, or
+one written for another place or by another version, is ignored with a log line: the screen
+then starts from "connecting" as on a first boot.
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ STATE_FILE: Final = "board.json"
 FORMAT: Final = "lobby-display board"
 #: Seconds after which an unchanged board is saved again (so "out of date since" stays close).
 RESAVE_UNCHANGED_SECONDS: Final = 60.0
+#: Least time between two saves of a changed board. A restored board is shown out of date
+#: anyway; saving a busy board every few seconds cost more than the rest of a quiet minute.
+SAVE_INTERVAL_SECONDS: Final = 30.0
 #: A saved board larger than this is not read back (it cannot be ours).
 MAX_STATE_BYTES: Final = 20_000_000
 
@@ -30,7 +34,9 @@ MAX_STATE_BYTES: Final = 20_000_000
 class BoardStore:
     """Saves and restores the board of one place in `directory`."""
 
-    def __init__(self, directory: Path, place_id: str, min_interval: float = 5.0) -> None:
+    def __init__(
+        self, directory: Path, place_id: str, min_interval: float = SAVE_INTERVAL_SECONDS
+    ) -> None:
         self.path = directory / STATE_FILE
         self.place_id = place_id
         self.min_interval = min_interval
