@@ -1,17 +1,22 @@
 """`lobby-display run`: the kiosk, with feeds, board, screen, sound and systemd wired together.
 
-The screen comes up at once, before any network (an offline boot still shows the last board,
-marked out of date, and says what is wrong); `READY=1` goes out when it is drawn. The feeds run
-as the app's source of updates; every second the UI loop pings the watchdog and saves the
-board (at most every few seconds); new calls go to the announcer; feed health goes to
-`systemctl status`. SIGUSR1 writes a screenshot for `lobby-display screenshot`.
+The screen comes up at once and waits for no network (an offline boot still shows the last
+board, marked out of date, and says what is wrong); `READY=1` goes out when it is drawn. The
+feeds start first, while the screen's code (Textual and the widgets, half of the start-up) is
+imported on a helper thread, so the network's round trips overlap that work; what they bring
+before the screen is up is handed to it at once. The feeds then run as the app's source of
+updates; every second the UI loop pings the watchdog and saves the board (at most every few
+seconds); new calls go to the announcer; feed health goes to `systemctl status`. SIGUSR1 writes
+a screenshot for `lobby-display screenshot`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import functools
+import importlib
 import logging
 import signal
 from collections.abc import Callable, Coroutine, Sequence
@@ -19,7 +24,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from lobby_display.app import AppHooks, LobbyApp, Source
 from lobby_display.auth import CredentialsError
 from lobby_display.board import Board, BoardSettings
 from lobby_display.client import DisplayClient
@@ -31,6 +35,10 @@ from lobby_display.updates import Call, Feed, FeedHealth, FeedStatus, Update
 
 if TYPE_CHECKING:
     from lobby_display.announce import Announcer
+    from lobby_display.app import AppHooks, LobbyApp, Source
+
+#: The screen's module: Textual and the widgets (imported when the screen is built, not before).
+SCREEN_MODULE = "lobby_display.app"
 
 log = logging.getLogger(__name__)
 
@@ -136,6 +144,8 @@ class Kiosk:
 
     def hooks(self) -> AppHooks:
         """The app's hooks into systemd, the store and the announcer."""
+        from lobby_display.app import AppHooks
+
         return AppHooks(
             ready=self.ready,
             tick=self.tick,
@@ -243,21 +253,98 @@ def build_app(settings: Settings, kiosk: Kiosk | None = None) -> LobbyApp:
     """The kiosk's app: restored board, live feeds, hooks."""
     kiosk = kiosk or Kiosk(settings)
     board = kiosk.restored_board()
-    source = feeds_source(settings, known_ids=saved_ids(board))
+    return _screen(settings, kiosk, board, feeds_source(settings, known_ids=saved_ids(board)))
+
+
+def _screen(settings: Settings, kiosk: Kiosk, board: Board | None, source: Source) -> LobbyApp:
+    from lobby_display.app import LobbyApp
+
     kiosk.app = LobbyApp(settings, source, hooks=kiosk.hooks(), board=board)
     return kiosk.app
+
+
+class EarlyFeeds:
+    """The kiosk's feeds, started before its screen exists, handed to the screen once it is up.
+
+    Start it inside the running loop. Updates that come before the screen takes the feeds
+    (`source`) are kept, in order, and given to it first.
+    """
+
+    def __init__(self, source: Source) -> None:
+        self._source = source
+        self._kept: list[Update] = []
+        self._emit: Emit | None = None
+        self._task: asyncio.Future[None] | None = asyncio.ensure_future(source(self._take))
+
+    def _take(self, update: Update) -> None:
+        if self._emit is None:
+            self._kept.append(update)
+        else:
+            self._emit(update)
+
+    async def source(self, emit: Emit) -> None:
+        """The app's source: what the feeds brought so far, then each update as it comes.
+
+        Should the app start its source again (after a failure), the feeds start afresh.
+        """
+        task, self._task = self._task, None
+        if task is None:
+            await self._source(emit)
+            return
+        kept, self._kept = self._kept, []
+        for update in kept:
+            emit(update)
+        # The feeds' task was made before the screen: it calls the screen in the screen's
+        # context (Textual finds its app there), as a source started by the screen would.
+        context = contextvars.copy_context()
+
+        def in_screen(update: Update) -> None:
+            context.run(emit, update)
+
+        self._emit = in_screen
+        try:
+            await task
+        finally:
+            self._emit = None
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    @property
+    def kept(self) -> int:
+        """How many updates wait for the screen."""
+        return len(self._kept)
+
+
+async def _start(settings: Settings, kiosk: Kiosk) -> tuple[EarlyFeeds, Board | None]:
+    """Import the screen's code on a thread while the feeds start here; the restored board.
+
+    The import is Python work (about 0.3 s) and so is most of the feeds' start, but the feeds
+    mostly wait on the network: the two overlap.
+    """
+    screen = asyncio.ensure_future(asyncio.to_thread(importlib.import_module, SCREEN_MODULE))
+    try:
+        board = kiosk.restored_board()
+        feeds = EarlyFeeds(feeds_source(settings, known_ids=saved_ids(board)))
+    finally:
+        await screen
+    log.debug("screen code imported; %d updates came before the screen", feeds.kept)
+    return feeds, board
 
 
 def run(settings: Settings) -> int:
     """Run the kiosk display until it is stopped; the exit code of the process."""
     setup_logging(settings)
-    kiosk = Kiosk(settings)
-    app = build_app(settings, kiosk)
     log.info("lobby-display starting for place %s", settings.place.id)
-    try:
-        app.run()
-    finally:
-        kiosk.notifier.stopping()
-        assert kiosk.store is not None
-        kiosk.store.save(app.board, datetime.now(UTC), force=True)
+    kiosk = Kiosk(settings)
+    # One loop for the feeds started early and for the screen, which runs on it (`loop=`).
+    with asyncio.Runner() as runner:
+        feeds, board = runner.run(_start(settings, kiosk))
+        app = _screen(settings, kiosk, board, feeds.source)
+        try:
+            app.run(loop=runner.get_loop())
+        finally:
+            kiosk.notifier.stopping()
+            assert kiosk.store is not None
+            kiosk.store.save(app.board, datetime.now(UTC), force=True)
     return app.return_code or 0

@@ -23,9 +23,19 @@ NEVER = (
     "lobby_display.ops.check",
     "lobby_display.ops.discover",
 )
-#: Loaded later, when needed: sound once the screen is up, the screenshot code at SIGUSR1,
-#: cryptography (with PyJWT) only to sign a developer token.
-LATER = ("lobby_display.announce", "lobby_display.ops.screenshot", "cryptography", "jwt")
+#: Loaded later: the screen's code (on a helper thread while the feeds start), sound once the
+#: screen is up, the screenshot code at SIGUSR1. (cryptography and PyJWT never load in the
+#: kiosk: it signs its developer tokens in a program of its own.)
+LATER = (
+    "textual",
+    "babel",
+    "lobby_display.app",
+    "lobby_display.widgets",
+    "lobby_display.announce",
+    "lobby_display.ops.screenshot",
+    "cryptography",
+    "jwt",
+)
 
 
 def modules_after(code: str) -> set[str]:
