@@ -79,9 +79,7 @@ def test_httpx_works_without_its_command_line_and_click_stays_importable() -> No
 
 def test_httpx_already_imported_is_left_as_it_is() -> None:
     modules = modules_after(
-        "import httpx\n"
-        "from lobby_display import cli\n"
-        "cli.import_httpx_without_its_command_line()"
+        "import httpx\nfrom lobby_display import cli\ncli.import_httpx_without_its_command_line()"
     )
     assert "httpx._main" in modules  # imported normally first: nothing undone
 
