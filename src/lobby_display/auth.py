@@ -365,16 +365,21 @@ async def developer_token_apart(
     claims = token_claims(account, audience, company, now)
     request = json.dumps({"pem": account.pem, "claims": claims}).encode("utf-8")
     where = account.source if account.source is not None else "service account"
-    # -P: nothing from the working directory is imported in place of the signing code.
-    program = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-P",
-        "-m",
-        "lobby_display.signing",
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
+    try:
+        # -P: nothing from the working directory is imported in place of the signing code.
+        program = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-P",
+            "-m",
+            "lobby_display.signing",
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+    except OSError as error:
+        raise CredentialsError(
+            f"{where}: cannot start the signing program ({error.strerror or error})"
+        ) from None
     try:
         token, said = await asyncio.wait_for(program.communicate(request), SIGNING_TIMEOUT_SECONDS)
     except TimeoutError:
