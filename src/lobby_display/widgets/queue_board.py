@@ -396,13 +396,15 @@ class QueueBoard(LinePanel):
         """What the board says; set by `show`."""
         self._pages: list[list[QueueRow]] = [[]]
         self._layout = ColumnLayout((0, 1, 2, 3, 4), False, (1, 1, 1, 1, 1), ("",) * 5)
+        self._rows_by_queue: dict[str, tuple[QueueView, tuple[QueueRow, ...]]] = {}
+        self._rows_key: object = None
 
     def show(self, queues: Sequence[QueueView], health: HealthView, shown: Shown) -> None:
         """Show the rows of `queues`, marked with their part's health."""
         text = shown.text
         self.show_health(health, shown)
         withdrawn = self.withdrawn
-        groups = () if withdrawn else tuple(queue_rows(queue, shown) for queue in queues)
+        groups = () if withdrawn else self._queue_rows(queues, shown)
         self.content = QueueBoardText(
             heading=text.text(messages.QUEUES),
             headings=(
@@ -416,6 +418,31 @@ class QueueBoard(LinePanel):
             empty=text.text(messages.NOT_AVAILABLE if withdrawn else messages.NO_QUEUES),
         )
         self._paginate()
+
+    def _queue_rows(
+        self, queues: Sequence[QueueView], shown: Shown
+    ) -> tuple[tuple[QueueRow, ...], ...]:
+        """The rows of each queue; a queue that did not change keeps its rows of this minute.
+
+        Relative times ("in 12 min") are worded to the minute, as between two minutes of a
+        quiet screen; formatting every queue's numbers and times for each event was the largest
+        cost of a quiet day on a large board.
+        """
+        minute = shown.now.replace(second=0, microsecond=0)
+        key = (id(shown.text), shown.fallback, minute)
+        known = self._rows_by_queue if key == self._rows_key else {}
+        self._rows_key = key
+        self._rows_by_queue = {}
+        groups = []
+        for queue in queues:
+            before = known.get(queue.queue_id)
+            if before is not None and before[0] == queue:
+                rows = before[1]
+            else:
+                rows = queue_rows(queue, shown)
+            self._rows_by_queue[queue.queue_id] = (queue, rows)
+            groups.append(rows)
+        return tuple(groups)
 
     def watch_page_slot(self) -> None:
         self._update_heading()
