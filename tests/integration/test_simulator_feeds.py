@@ -4,6 +4,7 @@ stopping ends the streams."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 import threading
@@ -17,6 +18,7 @@ import pytest
 
 from lobby_display.models import Counter, Envelope, QueueState, Ticket, TicketPage
 from lobby_display.simulator import Simulator, SimulatorServer
+from lobby_display.simulator.server import _bind
 
 #: The `sse` fixture: `read_feed` of conftest.py.
 ReadFeed = Callable[..., Any]
@@ -280,3 +282,28 @@ def test_a_taken_port_is_reported_as_it_is(sim_account: Any) -> None:
         server = SimulatorServer(account=sim_account, port=taken.getsockname()[1])
         with pytest.raises(OSError):
             server.start()
+
+
+async def test_connections_on_the_simulators_socket_send_small_events_at_once() -> None:
+    # Without TCP_NODELAY, an event written while the previous one is unacknowledged waits for
+    # the client's delayed ACK (about 40 ms): every latency measured against the simulator
+    # would carry it.
+    accepted: list[asyncio.Transport] = []
+
+    class Keep(asyncio.Protocol):
+        def connection_made(self, transport: asyncio.BaseTransport) -> None:
+            accepted.append(transport)  # type: ignore[arg-type]
+
+    loop = asyncio.get_running_loop()
+    server = await loop.create_server(Keep, sock=_bind("127.0.0.1", 0))
+    port = server.sockets[0].getsockname()[1]
+    try:
+        _, writer = await asyncio.open_connection("127.0.0.1", port)
+        while not accepted:
+            await asyncio.sleep(0.01)
+        sock = accepted[0].get_extra_info("socket")
+        assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
+        writer.close()
+    finally:
+        server.close()
+        await server.wait_closed()
