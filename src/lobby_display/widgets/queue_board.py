@@ -16,6 +16,9 @@ from typing import ClassVar, Final, Literal, cast
 
 from rich.align import Align
 from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions
+from rich.padding import Padding
+from rich.segment import Segment
 from rich.style import Style
 from rich.table import Table
 from rich.text import Text
@@ -339,6 +342,43 @@ def paginate(
     return pages
 
 
+def table_row_lines(
+    console: Console,
+    options: ConsoleOptions,
+    cells: Sequence[Text],
+    widths: Sequence[int],
+    style: Style,
+    *,
+    header: bool,
+) -> list[list[Segment]] | None:
+    """One row of the board's table, drawn as Rich's `Table` draws it, without measuring it.
+
+    The table has no borders, one cell of padding between columns and none at the edges, and
+    columns of fixed `widths` that cut their text with an ellipsis; headings sit at the bottom
+    of their row, cells at the top. Each cell goes through the same Rich calls as in the table;
+    what is skipped is the table's measuring of every cell (most of a row's cost). None when the
+    columns are wider than `options` allow: Rich would then share the width out.
+    """
+    count = len(cells)
+    padded = [width + (index > 0) + (index < count - 1) for index, width in enumerate(widths)]
+    if sum(padded) > options.max_width:
+        return None
+    drawn = []
+    for index, (text, width) in enumerate(zip(cells, padded, strict=True)):
+        cell_options = options.update(
+            width=width, justify="left", no_wrap=True, overflow="ellipsis", height=None
+        )
+        padding = (0, 1 if index < count - 1 else 0, 0, 1 if index > 0 else 0)
+        drawn.append(console.render_lines(Padding(text, padding), cell_options, style=style))
+    height = max(len(lines) for lines in drawn)
+    align = Segment.align_bottom if header else Segment.align_top
+    shaped = [
+        Segment.set_shape(align(lines, width, height, style), width, height)
+        for lines, width in zip(drawn, padded, strict=True)
+    ]
+    return [[segment for lines in shaped for segment in lines[y]] for y in range(height)]
+
+
 #: The row key of the headings line(s).
 _HEADINGS: Final = "headings"
 
@@ -529,25 +569,28 @@ class QueueBoard(LinePanel):
             style = self._style("message")
             message = Align.center(Text(empty, style=style), vertical="middle", height=height)
             return self.render_rows(message)
-        return self.render_rows(self._table(None if row == _HEADINGS else cast(QueueRow, row)))
-
-    def _table(self, row: QueueRow | None) -> Table:
-        """A table of the page's columns holding `row` alone, or the headings alone (None)."""
-        layout = self._layout
-        pick = self._style
-        table = Table(
-            box=None,
-            expand=False,
-            show_edge=False,
-            pad_edge=False,
-            padding=(0, 1),
-            header_style=pick("heading"),
-            show_header=row is None,
+        queue_row = None if row == _HEADINGS else cast(QueueRow, row)
+        options = self.app.console_options.update(highlight=False, width=self.size.width)
+        header = queue_row is None
+        lines = table_row_lines(
+            self.app.console,
+            options,
+            self._texts(queue_row),
+            self._layout.widths,
+            self._style("heading") if header else Style.null(),
+            header=header,
         )
-        for heading, width in zip(layout.headings, layout.widths, strict=True):
-            table.add_column(Text(heading), width=width, no_wrap=True, overflow="ellipsis")
+        if lines is None:  # wider than the panel: Rich's table shares the width out
+            return self.render_rows(self._table(queue_row))
+        base = self.visual_style.rich_style
+        return [Strip(Segment.apply_style(line, base)) for line in lines]
+
+    def _texts(self, row: QueueRow | None) -> list[Text]:
+        """The cells of `row` (None: the headings), one per column shown."""
+        layout = self._layout
         if row is None:
-            return table
+            return [Text(heading) for heading in layout.headings]
+        pick = self._style
         cells = row.cells(layout.compact)
         texts = []
         for index in layout.columns:
@@ -558,7 +601,24 @@ class QueueBoard(LinePanel):
                 texts.append(Text(cells[1], style=pick(row.tone)))
             else:
                 texts.append(Text(cells[index], style=pick("sub") if row.sub else Style()))
-        table.add_row(*texts)
+        return texts
+
+    def _table(self, row: QueueRow | None) -> Table:
+        """A table of the page's columns holding `row` alone, or the headings alone (None)."""
+        layout = self._layout
+        table = Table(
+            box=None,
+            expand=False,
+            show_edge=False,
+            pad_edge=False,
+            padding=(0, 1),
+            header_style=self._style("heading"),
+            show_header=row is None,
+        )
+        for heading, width in zip(layout.headings, layout.widths, strict=True):
+            table.add_column(Text(heading), width=width, no_wrap=True, overflow="ellipsis")
+        if row is not None:
+            table.add_row(*self._texts(row))
         return table
 
     def _style(self, name: str) -> Style:
@@ -578,6 +638,7 @@ __all__ = [
     "fit_columns",
     "paginate",
     "queue_rows",
+    "table_row_lines",
     "waiting_text",
     "wrap_heading",
 ]
