@@ -54,11 +54,20 @@ Watcher = Callable[[float, str], None]
 
 def quiet_environment(**extra: str) -> dict[str, str]:
     """The environment of a program under test: no animations, no colour overrides, no config."""
+    # PYTHONDONTWRITEBYTECODE goes too: an installed kiosk has its bytecode (pip compiles it),
+    # and without it every start would compile the program again (about 0.1 s).
     env = {
         name: value
         for name, value in os.environ.items()
         if not name.startswith("LOBBY_DISPLAY_")
-        and name not in ("NO_COLOR", "CREDENTIALS_DIRECTORY", "NOTIFY_SOCKET", "WATCHDOG_USEC")
+        and name
+        not in (
+            "NO_COLOR",
+            "CREDENTIALS_DIRECTORY",
+            "NOTIFY_SOCKET",
+            "WATCHDOG_USEC",
+            "PYTHONDONTWRITEBYTECODE",
+        )
     }
     env.update(TERM="xterm-256color", COLORTERM="truecolor", TEXTUAL_ANIMATIONS="none")
     env.update(extra)
