@@ -939,8 +939,8 @@ class Board:
         return tuple(self._call_view(entry) for entry in self._recent[: self.settings.recent_calls])
 
     def now_calling(self, now: datetime) -> NowCalling:
-        """The latest call and the calls made with it (newest first): those still highlighted
-        when it came, or highlighted again since.
+        """The latest call and the calls made in the `highlight_seconds` before it (newest
+        first), the ones a visitor may still be looking for.
 
         Each is highlighted until its own highlight ends; the group stays on the screen, steady,
         until the next call. Cards that vanished one by one as their highlights ended would
@@ -949,10 +949,11 @@ class Board:
         if not self._recent:
             return NowCalling((), False)
         latest = self._recent[0]
+        since = latest.seen_at - timedelta(seconds=self.settings.highlight_seconds)
         with_it = [
             entry
             for entry in self._recent[1:]
-            if entry.highlight_until is not None and entry.highlight_until > latest.seen_at
+            if entry.highlight_until is not None and entry.seen_at > since
         ]
         group = [latest, *with_it[: NOW_CALLING_MAX - 1]]
         highlighted = any(
