@@ -201,6 +201,7 @@ class NowCallingPanel(Panel):
         self.message = _Line("message")
         self._grid = Container(*self.cards, id="cards")
         self._labels: tuple[str, ...] = ()
+        self._row_height = -1
         self._last: tuple[NowCalling, HealthView, Shown] | None = None
 
     def compose(self) -> ComposeResult:
@@ -248,10 +249,19 @@ class NowCallingPanel(Panel):
         width, height = self.content_size
         columns = best_columns(self._labels, width, height - 1)
         rows = math.ceil(count / columns)
+        # Every row as high as the others (the lines left over stay below): shared as fractions,
+        # the newest call's row could get a line less and lose its big letters.
+        row_height = (height - (rows - 1)) // rows if rows > 1 else 0
         styles = self._grid.styles
-        if styles.grid_size_columns != columns or styles.grid_size_rows != rows:
+        if (
+            styles.grid_size_columns != columns
+            or styles.grid_size_rows != rows
+            or self._row_height != row_height
+        ):
+            self._row_height = row_height
             styles.grid_size_columns = columns
             styles.grid_size_rows = rows
+            styles.grid_rows = str(row_height) if row_height > 0 else "1fr"
 
     @property
     def shown_cards(self) -> list[CallCard]:
