@@ -129,7 +129,8 @@ class DisplaySettings(Section):
     """How many recent calls are listed."""
 
     highlight_seconds: float = Field(default=12.0, ge=0, le=300)
-    """Seconds a new call or a recall stays highlighted."""
+    """Seconds a new call or a recall stays highlighted. The calls made in this time before the
+    latest one share the "now calling" space with it until the next call."""
 
     call_max_age_seconds: float = Field(default=600.0, ge=0)
     """A call older than this when first seen (after a restart, say) is listed but not announced
