@@ -8,7 +8,6 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, cast
 
-from rich.align import Align
 from rich.cells import cell_len
 from rich.table import Table
 from rich.text import Text
@@ -116,7 +115,7 @@ class CountersPanel(LinePanel):
         if content is None:
             return
         if not content.rows:
-            self.show_lines([(content.empty, 0)], None)
+            self.show_message(content.empty, "counters--message")
             return
         pairs = self.columns_for(self.content_size.width)
         count = math.ceil(len(content.rows) / pairs)
@@ -131,11 +130,8 @@ class CountersPanel(LinePanel):
         self.show_lines(lines, layout)
 
     def draw_row(self, row: Hashable) -> list[Strip]:
-        """One line of name-value pairs, or the centred message."""
-        layout = self.row_layout
-        if not isinstance(layout, _Columns):
-            style = self.get_component_rich_style("counters--message", partial=True)
-            return self.render_rows(Align.center(Text(cast(str, row), style=style)))
+        """One line of name-value pairs."""
+        layout = cast(_Columns, self.row_layout)
         value_style = self.get_component_rich_style("counters--value", partial=True)
         table = Table.grid(expand=True, padding=(0, 2))
         for width in layout.value_widths:

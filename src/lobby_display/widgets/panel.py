@@ -6,10 +6,12 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Final
+from typing import Final, cast
 
+from rich.align import Align
 from rich.console import RenderableType
 from rich.segment import Segment
+from rich.text import Text
 from textual.content import Content
 from textual.geometry import Region
 from textual.reactive import reactive
@@ -143,6 +145,13 @@ class Panel(Widget):
         return self._note
 
 
+@dataclass(frozen=True, slots=True)
+class _Message:
+    """The layout of a `LinePanel` that shows a message alone, in a component class's style."""
+
+    component: str
+
+
 #: One line of a `LinePanel`: the row it belongs to (any hashable value that says everything the
 #: row shows) and which line of that row it is.
 LineKey = tuple[Hashable, int]
@@ -195,6 +204,11 @@ class LinePanel(Panel):
                 self.refresh(Region(0, start, width, y - start))
                 start = None
 
+    def show_message(self, text: str, component: str) -> None:
+        """`text` alone, centred in the panel, in the style of the `component` class."""
+        height = max(self.size.height, 1)
+        self.show_lines([((text, height), y) for y in range(height)], _Message(component))
+
     @property
     def row_layout(self) -> Hashable:
         """The layout the rows are drawn with (as last given to `show_lines`)."""
@@ -206,8 +220,19 @@ class LinePanel(Panel):
         return self._line_keys
 
     def draw_row(self, row: Hashable) -> list[Strip]:
-        """The lines of `row`, drawn for the current layout, width and styles."""
+        """The lines of `row`, drawn for the current layout, width and styles (not called for
+        a message: see `show_message`)."""
         raise NotImplementedError
+
+    def _draw(self, row: Hashable) -> list[Strip]:
+        layout = self._row_layout
+        if isinstance(layout, _Message):
+            text, height = cast(tuple[str, int], row)
+            style = self.get_component_rich_style(layout.component, partial=True)
+            return self.render_rows(
+                Align.center(Text(text, style=style), vertical="middle", height=height)
+            )
+        return self.draw_row(row)
 
     def render_rows(self, renderable: RenderableType) -> list[Strip]:
         """`renderable` drawn at the panel's width, as Textual draws a widget's content (the
@@ -234,7 +259,7 @@ class LinePanel(Panel):
             row, index = self._line_keys[y]
             strips = self._drawn.get(row)
             if strips is None:
-                strips = self._drawn[row] = self.draw_row(row)
+                strips = self._drawn[row] = self._draw(row)
             if index < len(strips):
                 return strips[index]
         return Strip.blank(self.size.width, styles)

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import ClassVar, Final, Literal, cast
 
-from rich.align import Align
 from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions
 from rich.padding import Padding
@@ -553,8 +552,7 @@ class QueueBoard(LinePanel):
         if content is None:
             return
         if not content.groups:
-            height = self.content_size.height
-            self.show_lines([((content.empty, height), y) for y in range(height)], None)
+            self.show_message(content.empty, "queue-board--message")
             return
         layout = self._layout
         lines: list[LineKey] = [(_HEADINGS, y) for y in range(layout.header_lines)]
@@ -563,12 +561,7 @@ class QueueBoard(LinePanel):
         self.show_lines(lines, layout)
 
     def draw_row(self, row: Hashable) -> list[Strip]:
-        """The headings, one row of the board, or the centred message."""
-        if not isinstance(self.row_layout, ColumnLayout):
-            empty, height = cast(tuple[str, int], row)
-            style = self._style("message")
-            message = Align.center(Text(empty, style=style), vertical="middle", height=height)
-            return self.render_rows(message)
+        """The headings, or one row of the board."""
         queue_row = None if row == _HEADINGS else cast(QueueRow, row)
         options = self.app.console_options.update(highlight=False, width=self.size.width)
         header = queue_row is None

@@ -10,7 +10,6 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Final, cast
 
-from rich.align import Align
 from rich.cells import cell_len
 from rich.table import Table
 from rich.text import Text
@@ -131,8 +130,7 @@ class RecentCallsPanel(LinePanel):
             return
         rows = self.visible_rows
         if not rows:
-            height = self.content_size.height
-            self.show_lines([((content.empty, height), y) for y in range(height)], None)
+            self.show_message(content.empty, "recent-calls--message")
             return
         headings = content.headings
         columns = _Columns(
@@ -145,13 +143,8 @@ class RecentCallsPanel(LinePanel):
         self.show_lines(lines, columns)
 
     def draw_row(self, row: Hashable) -> list[Strip]:
-        """The headings, one call (newest in the latest style), or the centred message."""
-        columns = self.row_layout
-        if not isinstance(columns, _Columns):
-            empty, height = cast(tuple[str, int], row)
-            style = self.get_component_rich_style("recent-calls--message", partial=True)
-            message = Align.center(Text(empty, style=style), vertical="middle", height=height)
-            return self.render_rows(message)
+        """The headings, or one call (the newest in the latest style)."""
+        columns = cast(_Columns, self.row_layout)
         heading = self.get_component_rich_style("recent-calls--heading", partial=True)
         table = Table(
             box=None,
