@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import httpx
 
+from lobby_display import signing
 from lobby_display.config import Settings
 from lobby_display.files import write_atomically
 from lobby_display.models import ServiceError, clean_text
@@ -264,32 +265,28 @@ def _check_pem_shape(path: Path, pem: str) -> None:
     """
     block = _PEM_BLOCK.search(pem)
     if block is None:
-        raise CredentialsError(f"{path}: private_key is not a valid PEM private key")
+        raise _key_problem(path, signing.NOT_A_KEY)
     label, lines = block.group(1), block.group(2).splitlines()
     # RFC 1421 headers (`Proc-Type: 4,ENCRYPTED`) have a colon, which base64 never holds.
     headers = " ".join(line for line in lines if ":" in line)
     body = "".join("".join(line.split()) for line in lines if ":" not in line)
     if label == "ENCRYPTED PRIVATE KEY" or "ENCRYPTED" in headers:
-        raise CredentialsError(
-            f"{path}: private_key is encrypted; the display needs an unencrypted key"
-        )
+        raise _key_problem(path, signing.ENCRYPTED)
     if label not in ("PRIVATE KEY", "RSA PRIVATE KEY"):
         if label.endswith("PRIVATE KEY") and label != "OPENSSH PRIVATE KEY":
-            raise CredentialsError(f"{path}: private_key is not an RSA key (RS256 needs one)")
-        raise CredentialsError(f"{path}: private_key is not a valid PEM private key")
+            raise _key_problem(path, signing.NOT_RSA)
+        raise _key_problem(path, signing.NOT_A_KEY)
     try:
         der = binascii.a2b_base64(body, strict_mode=True)
     except binascii.Error:
-        raise CredentialsError(f"{path}: private_key is not a valid PEM private key") from None
+        raise _key_problem(path, signing.NOT_A_KEY) from None
     if not der.startswith(b"\x30"):
-        raise CredentialsError(f"{path}: private_key is not a valid PEM private key")
+        raise _key_problem(path, signing.NOT_A_KEY)
     if label == "PRIVATE KEY" and _RSA_OID not in der[:32]:
-        raise CredentialsError(f"{path}: private_key is not an RSA key (RS256 needs one)")
+        raise _key_problem(path, signing.NOT_RSA)
 
 
 def _rsa_key(path: Path | None, pem: str) -> RSAPrivateKey:
-    from lobby_display import signing
-
     try:
         return signing.rsa_key(pem)
     except signing.KeyProblem as problem:
@@ -297,13 +294,13 @@ def _rsa_key(path: Path | None, pem: str) -> RSAPrivateKey:
 
 
 def _key_problem(path: Path | None, kind: str) -> CredentialsError:
-    """The error for a key that `signing` finds unusable (`kind` is one of its problems)."""
+    """The error for a key that is not usable (`kind` is one of `signing`'s problems)."""
     where = path if path is not None else "service account"
-    if kind == "encrypted":
+    if kind == signing.ENCRYPTED:
         return CredentialsError(
             f"{where}: private_key is encrypted; the display needs an unencrypted key"
         )
-    if kind == "not-rsa":
+    if kind == signing.NOT_RSA:
         return CredentialsError(f"{where}: private_key is not an RSA key (RS256 needs one)")
     return CredentialsError(f"{where}: private_key is not a valid PEM private key")
 
@@ -343,8 +340,6 @@ def developer_token(
     wrong, `CredentialsError` when the account's key is not usable.
     """
     claims = token_claims(account, audience, company, now)
-    from lobby_display import signing
-
     return signing.sign(claims, account.private_key)
 
 
@@ -405,8 +400,8 @@ async def developer_token_apart(
     return token.decode("ascii")
 
 
-#: `lobby_display.signing.KEY_PROBLEM`, without importing that module (and cryptography).
-KEY_PROBLEM_STATUS: Final = 3
+#: The signing program's exit status for a key that is not usable.
+KEY_PROBLEM_STATUS: Final = signing.KEY_PROBLEM
 
 
 # --- API keys ----------------------------------------------------------------------------------

@@ -15,11 +15,10 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Mapping
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-from cryptography.exceptions import UnsupportedAlgorithm
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
 
 #: Why a PEM text is not a usable key; the program writes one of these on standard error and
 #: exits with KEY_PROBLEM.
@@ -36,6 +35,11 @@ class KeyProblem(Exception):
 
 def rsa_key(pem: str) -> RSAPrivateKey:
     """The unencrypted RSA private key of a PEM text; raises `KeyProblem` (quoting no key)."""
+    # Imported here: `lobby_display.auth` reads this module's names without loading cryptography.
+    from cryptography.exceptions import UnsupportedAlgorithm
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
+
     try:
         key = serialization.load_pem_private_key(pem.encode("utf-8"), password=None)
     except TypeError:
