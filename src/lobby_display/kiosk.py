@@ -5,9 +5,9 @@ board, marked out of date, and says what is wrong); `READY=1` goes out when it i
 feeds start first, while the screen's code (Textual and the widgets, half of the start-up) is
 imported on a helper thread, so the network's round trips overlap that work; what they bring
 before the screen is up is handed to it at once. The feeds then run as the app's source of
-updates; every second the UI loop pings the watchdog and saves the board (at most every few
-seconds); new calls go to the announcer; feed health goes to `systemctl status`. SIGUSR1 writes
-a screenshot for `lobby-display screenshot`.
+updates; every second the UI loop pings the watchdog and saves the board (when it changed, at
+most every `state.SAVE_INTERVAL_SECONDS`); new calls go to the announcer; feed health goes to
+`systemctl status`. SIGUSR1 writes a screenshot for `lobby-display screenshot`.
 """
 
 from __future__ import annotations
