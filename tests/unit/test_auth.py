@@ -14,6 +14,7 @@ import sys
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import httpx
 import jwt
@@ -99,6 +100,19 @@ def service() -> KeyService:
 async def http(service: KeyService) -> AsyncIterator[httpx.AsyncClient]:
     async with httpx.AsyncClient(transport=httpx.MockTransport(service)) as client:
         yield client
+
+
+def signed_claims(token: str, key: rsa.RSAPrivateKey) -> dict[str, Any]:
+    """The claims of `token`, checked against `key`'s public half and the display's address
+    (not against the clock: tests sign at a fixed moment)."""
+    claims: dict[str, Any] = jwt.decode(
+        token,
+        key.public_key(),
+        algorithms=["RS256"],
+        audience=DISPLAY_URL,
+        options={"verify_exp": False, "verify_iat": False},
+    )
+    return claims
 
 
 def make_keys(
@@ -253,13 +267,7 @@ class TestDeveloperToken:
     def test_claims(self, account: ServiceAccount, rsa_key: rsa.RSAPrivateKey) -> None:
         token = developer_token(account, DISPLAY_URL, COMPANY, START)
         assert jwt.get_unverified_header(token)["alg"] == "RS256"
-        claims = jwt.decode(
-            token,
-            rsa_key.public_key(),
-            algorithms=["RS256"],
-            audience=DISPLAY_URL,
-            options={"verify_exp": False, "verify_iat": False},
-        )
+        claims = signed_claims(token, rsa_key)
         issued = int(START.timestamp()) - 30
         assert claims == {
             "iat": issued,
@@ -319,13 +327,7 @@ class TestServiceKeys:
         assert request.url == f"{DISPLAY_URL}/v1/api_key"
         scheme, token = request.headers["Authorization"].split(" ", 1)
         assert scheme == "Bearer"
-        claims = jwt.decode(
-            token,
-            rsa_key.public_key(),
-            algorithms=["RS256"],
-            audience=DISPLAY_URL,
-            options={"verify_exp": False, "verify_iat": False},
-        )
+        claims = signed_claims(token, rsa_key)
         assert claims["sub"] == COMPANY
 
     async def test_key_is_reused_until_due(
@@ -750,13 +752,7 @@ class TestSignedApart:
         self, account: ServiceAccount, rsa_key: rsa.RSAPrivateKey
     ) -> None:
         token = await developer_token_apart(account, DISPLAY_URL, COMPANY, START)
-        claims = jwt.decode(
-            token,
-            rsa_key.public_key(),
-            algorithms=["RS256"],
-            audience=DISPLAY_URL,
-            options={"verify_exp": False, "verify_iat": False},
-        )
+        claims = signed_claims(token, rsa_key)
         assert claims == token_claims(account, DISPLAY_URL, COMPANY, START)
         assert token == developer_token(account, DISPLAY_URL, COMPANY, START)  # RS256: same
 
