@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from lobby_display.config import ConfigError
-from lobby_display.simulator.server import FAULTS, Simulator, SimulatorOptions
+from lobby_display.simulator.server import CONTROLS, FAULTS, Simulator, SimulatorOptions
 
 EXIT_OK = 0
 EXIT_PROBLEM = 1
@@ -83,6 +83,8 @@ async def _serve(options: SimulatorOptions, directory: Path | None) -> int:
         print(f"  display:     lobby-display run --config {config}")
         print(f"  faults:      curl -X POST '{sim.url}/_sim/faults/drop?feed=tickets'")
         print(f"               lobby-display simulate --port {sim.port} --fault stall feed=queues")
+        print(f"  calls:       lobby-display simulate --port {sim.port} --fault hold on=true")
+        print(f"               lobby-display simulate --port {sim.port} --fault call label=A031")
         print(f"  state:       {sim.url}/_sim/status   truth: {sim.url}/_sim/truth")
         print("Ctrl-C stops.", flush=True)
         await stop.wait()
@@ -95,23 +97,26 @@ async def _serve(options: SimulatorOptions, directory: Path | None) -> int:
 
 
 def send_fault(host: str, port: int, name: str, params: list[str]) -> int:
-    """POST a fault to the simulator at host:port; print its answer."""
-    if name not in FAULTS:
+    """POST a fault or a control (`call`, `hold`) to the simulator at host:port; print its
+    answer. A parameter may be repeated (`label=A031 label=B-12`)."""
+    if name not in FAULTS and name not in CONTROLS:
         print(
-            f"lobby-display simulate: unknown fault {name!r}; known: {' '.join(FAULTS)}",
+            f"lobby-display simulate: unknown fault {name!r}; known: {' '.join(FAULTS)} "
+            f"(and the controls {' '.join(CONTROLS)})",
             file=sys.stderr,
         )
         return EXIT_PROBLEM
-    query: dict[str, str] = {}
+    query: list[tuple[str, str]] = []
     for item in params:
         key, sep, value = item.partition("=")
         if not sep or not key:
             print(f"lobby-display simulate: expected NAME=VALUE, got {item!r}", file=sys.stderr)
             return EXIT_PROBLEM
-        query[key] = value
+        query.append((key, value))
     if host in ("0.0.0.0", "::", ""):  # noqa: S104 - a name, not a bind
         host = "127.0.0.1"
-    address = f"http://{host}:{port}/_sim/faults/{urllib.parse.quote(name)}"
+    route = f"faults/{name}" if name in FAULTS else name
+    address = f"http://{host}:{port}/_sim/{urllib.parse.quote(route)}"
     if query:
         address += "?" + urllib.parse.urlencode(query)
     request = urllib.request.Request(address, method="POST", data=b"")  # noqa: S310 - http only

@@ -42,6 +42,10 @@ ALERT_AHEAD: Final = 2
 LANGUAGE_WEIGHTS: Final = (55, 12, 7, 5, 6, 3, 4, 4, 4)
 #: Longest history kept (done and canceled tickets of the day).
 MAX_HISTORY: Final = 5000
+#: While calls are held, seconds after which a deferred call or outcome is tried again.
+HOLD_RETRY: Final = 1.0
+#: Seconds (at speed 1) before the outcome of a scripted call (recall, no-show or service).
+SCRIPTED_OUTCOME: Final = 45.0
 #: Waiting states: booked, to confirm, alerted.
 WAITING: Final = frozenset({TicketState.BOOKED, TicketState.TO_CONFIRM, TicketState.ALERTED})
 
@@ -230,6 +234,9 @@ class Place:
         self._dirty_counters: set[str] = set()
         self._burst_called: deque[str] = deque()
         self._day: tuple[float, float] | None = None
+        self._script_rng = random.Random(self.options.seed * 104729 + 3)  # noqa: S311
+        self.calls_held = False
+        """While True, no operator calls or recalls a ticket of their own (see `hold_calls`)."""
 
         self.company_id = self._new_id()
         self.place_id = self._new_id()
@@ -384,6 +391,89 @@ class Place:
             made += len(out) - before
         self._flush()
         return out
+
+    # --- scripted calls (tests, screenshots) -------------------------------------------------
+
+    def hold_calls(self, on: bool = True) -> None:
+        """Hold the operators: while held, nobody calls the next ticket, recalls one or ends a
+        call (those actions wait and happen once released); arrivals, cancellations, breaks
+        and the rest go on. Calls made with `call_tickets` are then the only calls.
+        """
+        self.calls_held = on
+
+    def call_tickets(
+        self, labels: Iterable[str], counters: Iterable[int | str] | None = None
+    ) -> list[PlaceEvent]:
+        """Call tickets with the given labels, one after the other, as operators would.
+
+        `counters` names the endpoint of each call, by id or by index in the place's order of
+        endpoints (`list(place.endpoints)`); by default the calls go to the endpoints in turn.
+        The ticket is the queue's waiting ticket with that label when there is one, else a new
+        walk-in ticket with that label (created, then called: CREATE then UPDATE). A ticket the
+        endpoint was serving is done first; a closed endpoint opens. The call's outcome comes
+        later as usual (not while calls are held). Raises ValueError for an unknown counter or
+        an empty label; nothing is changed then.
+        """
+        wanted = [str(label) for label in labels]
+        if any(not label for label in wanted):
+            raise ValueError("a ticket label cannot be empty")
+        all_endpoints = list(self.endpoints.values())
+        if counters is None:
+            chosen = [all_endpoints[n % len(all_endpoints)] for n in range(len(wanted))]
+        else:
+            named = list(counters)
+            if len(named) != len(wanted):
+                raise ValueError("give one counter per label, or none")
+            chosen = [self._endpoint_named(counter, all_endpoints) for counter in named]
+        out: list[PlaceEvent] = []
+        self._out = out
+        for label, endpoint in zip(wanted, chosen, strict=True):
+            self._scripted_call(label, endpoint)
+            self._flush()
+        return out
+
+    def _endpoint_named(self, counter: int | str, endpoints: list[SimEndpoint]) -> SimEndpoint:
+        if isinstance(counter, str) and counter in self.endpoints:
+            return self.endpoints[counter]
+        try:
+            index = int(counter)
+        except ValueError:
+            raise ValueError(f"no counter {counter!r}: give an endpoint id or index") from None
+        if not 0 <= index < len(endpoints):
+            raise ValueError(f"no counter {index}: the place has {len(endpoints)} (0 to n-1)")
+        return endpoints[index]
+
+    def _scripted_call(self, label: str, endpoint: SimEndpoint) -> None:
+        queue = self.queues[endpoint.queue_id]
+        serving = self.tickets.get(endpoint.serving or "")
+        if serving is not None and serving.state in (TicketState.CALLED, TicketState.IN_PROGRESS):
+            self._finish(serving, TicketState.DONE)
+            queue.counter_value += 1
+            self._dirty_counters.add(queue.queue_id)
+        endpoint.serving = None
+        if not endpoint.open or endpoint.closing:
+            endpoint.open, endpoint.closing, endpoint.on_break = True, False, False
+            self._dirty_states.add(queue.queue_id)
+        ticket = next(
+            (
+                self.tickets[ticket_id]
+                for _, _, ticket_id in queue.waiting
+                if self.tickets[ticket_id].label == label
+            ),
+            None,
+        )
+        if ticket is None:
+            number = queue.next_number
+            ticket = self._make_ticket(queue, self.elapsed, self._script_rng)
+            queue.next_number = number  # the place's own numbering goes on undisturbed
+            ticket.label = label
+            if queue.appointment:
+                ticket.booked_for = self.elapsed
+            self._enter_waiting(queue, ticket)
+            self._emit_ticket(ticket, "CREATE")
+        endpoint.serving = ticket.ticket_id
+        self._call(ticket, endpoint)
+        self._at_later(SCRIPTED_OUTCOME / self.speed, _Act.OUTCOME, ticket.ticket_id)
 
     # --- building ----------------------------------------------------------------------------
 
@@ -770,6 +860,10 @@ class Place:
 
     def _on_next(self, endpoint_id: str) -> None:
         endpoint = self.endpoints[endpoint_id]
+        if self.calls_held:
+            endpoint.pending = True
+            self._at_later(HOLD_RETRY, _Act.NEXT, endpoint_id)
+            return
         endpoint.pending = False
         queue = self.queues[endpoint.queue_id]
         if not endpoint.open or endpoint.serving or queue.pause or not self.in_slot(queue):
@@ -786,6 +880,9 @@ class Place:
     def _on_outcome(self, ticket_id: str) -> None:
         ticket = self.tickets.get(ticket_id)
         if ticket is None or ticket.state != TicketState.CALLED:
+            return
+        if self.calls_held:
+            self._at_later(HOLD_RETRY, _Act.OUTCOME, ticket_id)
             return
         rng = self.rng
         speed = self.speed

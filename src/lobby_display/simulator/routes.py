@@ -343,6 +343,18 @@ def build_app(sim: Simulator) -> Starlette:
             return error(400, "INVALID_PARAMETER", str(bad))
         return JSONResponse({"fault": name, "result": result})
 
+    async def sim_control(request: Request) -> Response:
+        name = request.path_params["name"]
+        params = dict(request.query_params)
+        values = {key: request.query_params.getlist(key) for key in params}
+        try:
+            result = sim.apply_control(name, params, values)
+        except KeyError:
+            return error(404, "UNKNOWN_CONTROL", f"no control named {name!r}; see GET /_sim/status")
+        except (TypeError, ValueError) as bad:
+            return error(400, "INVALID_PARAMETER", str(bad))
+        return JSONResponse({"control": name, "result": result})
+
     v1 = "/v1"
     routes = [
         Route(f"{v1}/api_key", guarded(api_key, keyed=False)),
@@ -368,6 +380,7 @@ def build_app(sim: Simulator) -> Starlette:
         Route("/_sim/status", sim_status),
         Route("/_sim/truth", sim_truth),
         Route("/_sim/faults/{name}", sim_fault, methods=["POST"]),
+        Route("/_sim/{name}", sim_control, methods=["POST"]),
     ]
 
     async def http_error(request: Request, exc: Exception) -> Response:

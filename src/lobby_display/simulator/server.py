@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import logging
 import socket
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Final, TypedDict, TypeVar, Unpack
@@ -65,6 +65,10 @@ FAULTS: Final = (
     "burst",
     "stop-burst",
 )
+
+#: Controls that script the place (the `/_sim/{name}` routes; `lobby-display simulate --fault`
+#: sends them too): call tickets by label, hold or release the operators.
+CONTROLS: Final = ("call", "hold")
 
 T = TypeVar("T")
 
@@ -458,6 +462,51 @@ class Simulator:
         self.stop_burst()
         return {"emitted": self.burst_emitted}
 
+    # --- scripted calls -----------------------------------------------------------------------
+
+    def hold_calls(self, on: bool = True) -> None:
+        """Hold the operators (no call, recall or end of a call of their own) or release them."""
+        self.place.hold_calls(on)
+
+    def call_tickets(
+        self, labels: Iterable[str], counters: Iterable[int | str] | None = None
+    ) -> list[dict[str, Any]]:
+        """Call tickets by label at the given counters (see `Place.call_tickets`), sending the
+        events over the feeds as an operator's calls; returns the tickets called.
+        """
+        events = self.place.call_tickets(labels, counters)
+        self.publish(events)
+        return [
+            {
+                "label": event.data["label"],
+                "ticketId": event.key,
+                "queueId": event.queue_id,
+                "endpointId": event.data["endpoint"]["id"],
+            }
+            for event in events
+            if event.feed is Feed.TICKETS and event.data["state"] == 200
+        ]
+
+    def apply_control(
+        self, name: str, params: Mapping[str, str], values: Mapping[str, list[str]]
+    ) -> object:
+        """Apply a control by name (`call`, `hold`) with text parameters; `values` holds every
+        value of a repeated parameter (`label=A031&label=B-12`, or `label=A031,B-12`).
+
+        Raises KeyError for an unknown name, ValueError for a bad parameter.
+        """
+        if name not in CONTROLS:
+            raise KeyError(name)
+        if name == "hold":
+            on = params.get("on", "true").lower() not in ("0", "false", "no", "off")
+            self.hold_calls(on)
+            return {"held": on}
+        labels = [part for value in values.get("label", []) for part in value.split(",") if part]
+        if not labels:
+            raise ValueError("give at least one label (label=A031)")
+        counters = [part for value in values.get("counter", []) for part in value.split(",")]
+        return {"called": self.call_tickets(labels, counters or None)}
+
     # --- what is true now --------------------------------------------------------------------
 
     def truth(self) -> dict[str, Any]:
@@ -512,6 +561,8 @@ class Simulator:
             "apiKeys": {"valid": self.keys.active, "issued": self.keys.issued},
             "burst": {"running": self.burst_running, "emitted": self.burst_emitted},
             "faults": list(FAULTS),
+            "controls": list(CONTROLS),
+            "callsHeld": place.calls_held,
         }
 
     # --- files for a display -----------------------------------------------------------------
@@ -720,6 +771,17 @@ class SimulatorServer(BackgroundLoop):
         sim = self.simulator
         assert self._loop is not None
         return asyncio.run_coroutine_threadsafe(sim.wait_burst(), self._loop).result(timeout)
+
+    def hold_calls(self, on: bool = True) -> None:
+        """Hold the operators (no calls of their own) or release them."""
+        self.call(lambda sim: sim.hold_calls(on))
+
+    def call_tickets(
+        self, labels: Iterable[str], counters: Iterable[int | str] | None = None
+    ) -> list[dict[str, Any]]:
+        """Call tickets by label (at the given counters); returns the tickets called."""
+        wanted, at = list(labels), None if counters is None else list(counters)
+        return self.call(lambda sim: sim.call_tickets(wanted, at))
 
     def truth(self) -> dict[str, Any]:
         """Current tickets, queue states and counters by id, as REST gives them now."""
