@@ -37,6 +37,8 @@ from textual.timer import Timer
 from lobby_display import messages
 from lobby_display.board import Board, BoardSettings, Changes
 from lobby_display.config import DisplaySettings, Settings
+from lobby_display.graphics.raster import CJK_FACES
+from lobby_display.graphics.terminal import Graphics, TerminalAnswers, choose
 from lobby_display.i18n import LocaleRotation, LocaleText
 from lobby_display.models import LOCALES
 from lobby_display.redaction import redact
@@ -272,6 +274,7 @@ class LobbyApp(App[None], inherit_bindings=False):
         board: Board | None = None,
         banner: str = "",
         restart_delays: tuple[float, float] = (1.0, 30.0),
+        graphics: Graphics | None = None,
     ) -> None:
         super().__init__()
         self.settings = settings
@@ -315,6 +318,7 @@ class LobbyApp(App[None], inherit_bindings=False):
         self.header = HeaderBar(id="header")
         self.connecting = ConnectingNotice(id="connecting")
         self.now_calling = NowCallingPanel(id="now-calling")
+        self.now_calling.set_graphics(self._label_graphics(settings.display, graphics))
         self.recent_calls = RecentCallsPanel(id="recent-calls")
         self.queue_board = QueueBoard(id="queues")
         self.counters = CountersPanel(id="counters")
@@ -636,6 +640,15 @@ class LobbyApp(App[None], inherit_bindings=False):
             self._mark_console()
         self._locale = ""
         self._page_slot = -1
+
+    @staticmethod
+    def _label_graphics(display: DisplaySettings, graphics: Graphics | None) -> Graphics:
+        """How big labels are drawn: `graphics` as found on the terminal (None: no terminal was
+        asked, so `display.graphics` alone decides), with the face of the place's CJK locale."""
+        if graphics is None:
+            graphics = choose(display.graphics, "", TerminalAnswers())
+        cjk = next((locale for locale in display.locales if locale in CJK_FACES), "")
+        return replace(graphics, cjk_locale=cjk)
 
     def _mark_console(self) -> None:
         # The console theme also changes borders to glyphs the Linux console has (app.tcss).

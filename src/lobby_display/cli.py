@@ -38,6 +38,12 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument(
         "--locales", default="", help="comma-separated locales to rotate (default: fr_FR,en_US,...)"
     )
+    demo.add_argument(
+        "--graphics",
+        default="auto",
+        choices=["auto", "sixel", "text", "sextants", "quadrants", "half-blocks"],
+        help="how the called ticket is drawn (as [display] graphics; default: auto)",
+    )
 
     check = commands.add_parser(
         "check", help="validate config and credentials, reach the service, print a report"

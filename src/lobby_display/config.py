@@ -148,6 +148,12 @@ class DisplaySettings(Section):
     timezone: str = ""
     """Time zone of the clock; default: the place's, else the machine's."""
 
+    graphics: Literal["auto", "sixel", "text", "sextants", "quadrants", "half-blocks"] = "auto"
+    """How the called ticket's label is drawn: auto (a sixel image where the terminal says it
+    shows them, as foot does; else text), sixel, or text: sub-cell block characters, sextants on
+    foot, kitty and WezTerm, half-blocks on the Linux console, else quadrants (or name one).
+    Read at start: a change needs a restart."""
+
     stale_after_seconds: float = Field(default=30.0, ge=1)
     """Seconds a feed may be down before its numbers are dimmed and marked out of date."""
 

@@ -13,6 +13,7 @@ import tempfile
 from pathlib import Path
 
 from lobby_display.config import LOCALES, ConfigError, load_config
+from lobby_display.graphics.terminal import detect
 from lobby_display.kiosk import Kiosk, feeds_source
 from lobby_display.service import setup_logging
 
@@ -45,7 +46,10 @@ def demo(args: argparse.Namespace) -> int:
                 lambda sim: sim.write_config(
                     directory,
                     locales=demo_locales(getattr(args, "locales", "")),
-                    display={"rotation_seconds": DEMO_ROTATION_SECONDS},
+                    display={
+                        "rotation_seconds": DEMO_ROTATION_SECONDS,
+                        "graphics": getattr(args, "graphics", "auto"),
+                    },
                     state={"directory": str(directory / "state")},
                     log={"file": str(directory / "demo.log")},
                 )
@@ -57,7 +61,14 @@ def demo(args: argparse.Namespace) -> int:
                 return 2
             setup_logging(settings)
             kiosk = Kiosk(settings)
-            app = LobbyApp(settings, feeds_source(settings), hooks=kiosk.hooks(), banner="demo")
+            graphics = detect(settings.display.graphics)
+            app = LobbyApp(
+                settings,
+                feeds_source(settings),
+                hooks=kiosk.hooks(),
+                banner="demo",
+                graphics=graphics,
+            )
             app.run()
             return app.return_code or 0
         finally:

@@ -29,6 +29,7 @@ from lobby_display.board import Board, BoardSettings
 from lobby_display.client import DisplayClient
 from lobby_display.config import ConfigError, Settings
 from lobby_display.feeds import Feeds, load_reference
+from lobby_display.graphics.terminal import Graphics, detect
 from lobby_display.service import Notifier, setup_logging, status_text, watchdog_period
 from lobby_display.state import BoardStore
 from lobby_display.updates import Call, Feed, FeedHealth, FeedStatus, Update
@@ -256,10 +257,16 @@ def build_app(settings: Settings, kiosk: Kiosk | None = None) -> LobbyApp:
     return _screen(settings, kiosk, board, feeds_source(settings, known_ids=saved_ids(board)))
 
 
-def _screen(settings: Settings, kiosk: Kiosk, board: Board | None, source: Source) -> LobbyApp:
+def _screen(
+    settings: Settings,
+    kiosk: Kiosk,
+    board: Board | None,
+    source: Source,
+    graphics: Graphics | None = None,
+) -> LobbyApp:
     from lobby_display.app import LobbyApp
 
-    kiosk.app = LobbyApp(settings, source, hooks=kiosk.hooks(), board=board)
+    kiosk.app = LobbyApp(settings, source, hooks=kiosk.hooks(), board=board, graphics=graphics)
     return kiosk.app
 
 
@@ -337,10 +344,12 @@ def run(settings: Settings) -> int:
     setup_logging(settings)
     log.info("lobby-display starting for place %s", settings.place.id)
     kiosk = Kiosk(settings)
+    # Asked before the screen starts: once it runs, the terminal's answers would reach it as keys.
+    graphics = detect(settings.display.graphics)
     # One loop for the feeds started early and for the screen, which runs on it (`loop=`).
     with asyncio.Runner() as runner:
         feeds, board = runner.run(_start(settings, kiosk))
-        app = _screen(settings, kiosk, board, feeds.source)
+        app = _screen(settings, kiosk, board, feeds.source, graphics)
         try:
             app.run(loop=runner.get_loop())
         finally:

@@ -1,235 +1,36 @@
-"""A ticket label drawn large in block characters (`K017`, `BX-12`), sized to the space it has.
+"""A ticket label drawn large from a real typeface, filling its box: a sixel image or a mosaic.
 
-Textual's `Digits` draws only hexadecimal digits and a few symbols large, so a `K` in `K017`
-would stay one cell high. This module carries its own bitmap fonts for A-Z, 0-9, "-" and space
-(a 5-pixel-high one and a 7-pixel-high one) and draws them with half blocks ("▀", "▄", "█"), so
-one text row holds two pixel rows. Fonts are scaled by whole numbers in both directions until
-the label fills the space: 3 rows on an 80x24 screen, 11 rows on a 160x45 one.
-
-`render_big` is pure. `BigLabel` is the widget; it falls back to plain bold text when the label
-has characters outside the fonts (a Chinese or Thai label) or the space is too small, so a label
-is never drawn garbled.
+The label is rasterised to the box's pixels (`graphics.raster`) in the card's colours. Where the
+terminal shows sixel (foot on the TV), the image is sent after the box's last line, so it lies
+over the cells of this frame; under it the same drawing as a sub-cell mosaic fills the cells, so
+a screenshot (SVG export) and any terminal that drops the image still show the label. Elsewhere
+the mosaic alone is drawn. A label that cannot be drawn (no font, box too small) is plain bold
+text: never a blank card.
 """
 
 from __future__ import annotations
 
-import functools
-import math
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Final
 
+from rich.control import Control
+from rich.segment import ControlType, Segment
 from textual.app import RenderResult
+from textual.color import Color
 from textual.content import Content
+from textual.geometry import Region
 from textual.reactive import reactive
 from textual.strip import Strip
-from textual.style import Style as VisualStyle
 from textual.visual import Visual, visualize
 from textual.widget import Widget
 
-# Glyphs as rows of "#" (ink) and "." (paper). Every glyph of a font has the font's height;
-# letters and digits share one width so the digits of successive tickets line up.
-_FONT_5: Final[Mapping[str, str]] = {
-    "A": ".###. #...# ##### #...# #...#",
-    "B": "####. #...# ####. #...# ####.",
-    "C": ".#### #.... #.... #.... .####",
-    "D": "####. #...# #...# #...# ####.",
-    "E": "##### #.... ####. #.... #####",
-    "F": "##### #.... ####. #.... #....",
-    "G": ".#### #.... #..## #...# .###.",
-    "H": "#...# #...# ##### #...# #...#",
-    "I": ".###. ..#.. ..#.. ..#.. .###.",
-    "J": "..### ...#. ...#. #..#. .##..",
-    "K": "#...# #..#. ###.. #..#. #...#",
-    "L": "#.... #.... #.... #.... #####",
-    "M": "#...# ##.## #.#.# #...# #...#",
-    "N": "#...# ##..# #.#.# #..## #...#",
-    "O": ".###. #...# #...# #...# .###.",
-    "P": "####. #...# ####. #.... #....",
-    "Q": ".###. #...# #.#.# #..#. .##.#",
-    "R": "####. #...# ####. #..#. #...#",
-    "S": ".#### #.... .###. ....# ####.",
-    "T": "##### ..#.. ..#.. ..#.. ..#..",
-    "U": "#...# #...# #...# #...# .###.",
-    "V": "#...# #...# #...# .#.#. ..#..",
-    "W": "#...# #...# #.#.# ##.## #...#",
-    "X": "#...# .#.#. ..#.. .#.#. #...#",
-    "Y": "#...# .#.#. ..#.. ..#.. ..#..",
-    "Z": "##### ...#. ..#.. .#... #####",
-    # A slashed zero: ticket labels mix letters and digits ("KO17" or "K017"?).
-    "0": ".###. #..## #.#.# ##..# .###.",
-    "1": "..#.. .##.. ..#.. ..#.. .###.",
-    "2": "####. ....# .###. #.... #####",
-    "3": "####. ....# .###. ....# ####.",
-    "4": "#..#. #..#. ##### ...#. ...#.",
-    "5": "##### #.... ####. ....# ####.",
-    "6": ".###. #.... ####. #...# .###.",
-    "7": "##### ....# ...#. ..#.. ..#..",
-    "8": ".###. #...# .###. #...# .###.",
-    "9": ".###. #...# .#### ....# .###.",
-    "-": "... ... ### ... ...",
-    " ": "... ... ... ... ...",
-}
-
-_FONT_7: Final[Mapping[str, str]] = {
-    "A": ".###. #...# #...# ##### #...# #...# #...#",
-    "B": "####. #...# #...# ####. #...# #...# ####.",
-    "C": ".###. #...# #.... #.... #.... #...# .###.",
-    "D": "####. #...# #...# #...# #...# #...# ####.",
-    "E": "##### #.... #.... ####. #.... #.... #####",
-    "F": "##### #.... #.... ####. #.... #.... #....",
-    "G": ".###. #...# #.... #.### #...# #...# .####",
-    "H": "#...# #...# #...# ##### #...# #...# #...#",
-    "I": ".###. ..#.. ..#.. ..#.. ..#.. ..#.. .###.",
-    "J": "..### ...#. ...#. ...#. ...#. #..#. .##..",
-    "K": "#...# #..#. #.#.. ##... #.#.. #..#. #...#",
-    "L": "#.... #.... #.... #.... #.... #.... #####",
-    "M": "#...# ##.## #.#.# #.#.# #...# #...# #...#",
-    "N": "#...# #...# ##..# #.#.# #..## #...# #...#",
-    "O": ".###. #...# #...# #...# #...# #...# .###.",
-    "P": "####. #...# #...# ####. #.... #.... #....",
-    "Q": ".###. #...# #...# #...# #.#.# #..#. .##.#",
-    "R": "####. #...# #...# ####. #.#.. #..#. #...#",
-    "S": ".#### #.... #.... .###. ....# ....# ####.",
-    "T": "##### ..#.. ..#.. ..#.. ..#.. ..#.. ..#..",
-    "U": "#...# #...# #...# #...# #...# #...# .###.",
-    "V": "#...# #...# #...# #...# #...# .#.#. ..#..",
-    "W": "#...# #...# #...# #.#.# #.#.# #.#.# .#.#.",
-    "X": "#...# #...# .#.#. ..#.. .#.#. #...# #...#",
-    "Y": "#...# #...# .#.#. ..#.. ..#.. ..#.. ..#..",
-    "Z": "##### ....# ...#. ..#.. .#... #.... #####",
-    "0": ".###. #...# #..## #.#.# ##..# #...# .###.",
-    "1": "..#.. .##.. ..#.. ..#.. ..#.. ..#.. .###.",
-    "2": ".###. #...# ....# ...#. ..#.. .#... #####",
-    "3": "##### ...#. ..#.. ...#. ....# #...# .###.",
-    "4": "...#. ..##. .#.#. #..#. ##### ...#. ...#.",
-    "5": "##### #.... ####. ....# ....# #...# .###.",
-    "6": "..##. .#... #.... ####. #...# #...# .###.",
-    "7": "##### ....# ...#. ..#.. .#... .#... .#...",
-    "8": ".###. #...# #...# .###. #...# #...# .###.",
-    "9": ".###. #...# #...# .#### ....# ...#. .##..",
-    "-": "... ... ... ### ... ... ...",
-    " ": "... ... ... ... ... ... ...",
-}
-
-#: Every character the fonts draw (lowercase letters are drawn as capitals).
-CHARACTERS: Final = frozenset(_FONT_5)
-
-# A condensed glyph may be at most this many times taller than wide (pixels are about square).
-_MAX_CONDENSING: Final = 2
-
-
-@dataclass(frozen=True, slots=True)
-class _Font:
-    """A bitmap font: each glyph a tuple of rows of booleans, all `height` rows high."""
-
-    height: int
-    glyphs: Mapping[str, tuple[tuple[bool, ...], ...]]
-
-
-def _font(source: Mapping[str, str]) -> _Font:
-    glyphs = {
-        char: tuple(tuple(cell == "#" for cell in row) for row in rows.split())
-        for char, rows in source.items()
-    }
-    heights = {len(rows) for rows in glyphs.values()}
-    if len(heights) != 1:
-        raise ValueError("every glyph of a font must have the same height")
-    for char, rows in glyphs.items():
-        if len({len(row) for row in rows}) != 1:
-            raise ValueError(f"glyph {char!r}: rows of different widths")
-    return _Font(heights.pop(), glyphs)
-
-
-# Larger font first: at a tie in rows, the 7-pixel font is the more legible.
-_FONTS: Final = (_font(_FONT_7), _font(_FONT_5))
-
-
-@dataclass(frozen=True, slots=True)
-class _Size:
-    font: _Font
-    scale_x: int
-    scale_y: int
-    rows: int
-    width: int
-
-
-def _sizes(text: str, max_width: int, max_height: int) -> list[_Size]:
-    """Every (font, scale) whose drawing of `text` fits in `max_width` x `max_height` cells."""
-    sizes = []
-    for font in _FONTS:
-        pixels_wide = sum(len(font.glyphs[char][0]) for char in text) + len(text) - 1
-        scale_y = 1
-        while (rows := math.ceil(font.height * scale_y / 2)) <= max_height:
-            for scale_x in range(scale_y, 0, -1):
-                if scale_y > scale_x * _MAX_CONDENSING:
-                    break
-                width = pixels_wide * scale_x
-                if width <= max_width:
-                    sizes.append(_Size(font, scale_x, scale_y, rows, width))
-                    break
-            scale_y += 1
-    return sizes
-
-
-def _draw(text: str, size: _Size) -> list[str]:
-    """Draw `text` at `size`: pixels scaled, then two pixel rows per text row in half blocks."""
-    font = size.font
-    pixel_rows: list[list[bool]] = [[] for _ in range(font.height)]
-    for index, char in enumerate(text):
-        glyph = font.glyphs[char]
-        for row, line in zip(pixel_rows, glyph, strict=True):
-            if index:
-                row.extend([False] * size.scale_x)  # one pixel of space between glyphs
-            for cell in line:
-                row.extend([cell] * size.scale_x)
-    scaled = [row for row in pixel_rows for _ in range(size.scale_y)]
-    if len(scaled) % 2:
-        scaled.append([False] * len(scaled[0]))
-    lines = []
-    for top, bottom in zip(scaled[::2], scaled[1::2], strict=True):
-        lines.append(
-            "".join(_HALF_BLOCKS[upper, lower] for upper, lower in zip(top, bottom, strict=True))
-        )
-    return lines
-
-
-_HALF_BLOCKS: Final[Mapping[tuple[bool, bool], str]] = {
-    (False, False): " ",
-    (True, False): "▀",
-    (False, True): "▄",
-    (True, True): "█",
-}
-
-
-def render_big(label: str, max_width: int, max_height: int) -> list[str] | None:
-    """Draw `label` in block characters, as large as fits in `max_width` x `max_height` cells.
-
-    Returns the rows (all of the same width, at most `max_width` cells, at most `max_height`
-    rows), or None when the label is empty, has a character outside A-Z, 0-9, "-" and space
-    (lowercase is drawn as capitals), or does not fit even at the smallest size (3 rows).
-    """
-    rows = _render_big(label.strip().upper(), max_width, max_height)
-    return list(rows) if rows is not None else None
-
-
-# During a burst each call moves from card to card, at the same sizes: drawn once, reused.
-@functools.lru_cache(maxsize=256)
-def _render_big(text: str, max_width: int, max_height: int) -> tuple[str, ...] | None:
-    if not text or max_width <= 0 or max_height <= 0:
-        return None
-    if any(char not in CHARACTERS for char in text):
-        return None
-    sizes = _sizes(text, max_width, max_height)
-    if not sizes:
-        return None
-    # Tallest first; then the widest (glyphs closest to square); then the 7-pixel font.
-    best = max(sizes, key=lambda size: (size.rows, size.width, size.font.height))
-    return tuple(_draw(text, best))
+from lobby_display.graphics import sixel
+from lobby_display.graphics.mosaic import mosaic
+from lobby_display.graphics.raster import rasterise
+from lobby_display.graphics.terminal import Graphics
 
 
 class BigLabel(Widget):
-    """A ticket label in big block letters, filling the widget; plain bold text otherwise."""
+    """A ticket label as large as the widget, in the widget's colours."""
 
     DEFAULT_CSS = """
     BigLabel {
@@ -241,28 +42,40 @@ class BigLabel(Widget):
     """
 
     label: reactive[str] = reactive("")
-    """The text shown (a ticket label such as `K017`); rendered literally, never as markup."""
+    """The text shown (a ticket label such as `K017`); drawn literally, never as markup."""
 
     def __init__(
         self,
         label: str = "",
         *,
+        graphics: Graphics | None = None,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.set_reactive(BigLabel.label, label)
+        self.graphics = graphics if graphics is not None else Graphics()
+        """How the label is drawn (sixel or which mosaic, the cell size); see `set_graphics`."""
+
+    def set_graphics(self, graphics: Graphics) -> None:
+        """Draw the label the way `graphics` says from the next frame on."""
+        if graphics != self.graphics:
+            self.graphics = graphics
+            self.refresh()
 
     @property
-    def big_rows(self) -> list[str] | None:
-        """The block rows drawn for the current size, or None when plain text is shown."""
-        size = self.content_size
-        return render_big(self.label, size.width, size.height)
+    def mosaic_rows(self) -> list[str] | None:
+        """The mosaic rows drawn for the current size, or None when plain text is shown."""
+        width, height = self.size
+        graphics = self.graphics
+        return mosaic(
+            self.label, width, height, graphics.mosaic, graphics.cell, graphics.cjk_locale
+        )
 
     def render(self) -> RenderResult:
-        """Block letters when the label fits the fonts and the space; else the text itself."""
-        rows = self.big_rows
+        """The mosaic when the label can be drawn at this size; else the text itself."""
+        rows = self.mosaic_rows
         if rows is None:
             # Content(...) keeps "[bold]" and the like literal: a label is data, not markup.
             return Content(self.label)
@@ -276,7 +89,7 @@ class BigLabel(Widget):
         """
         width, height = self.size
         style = self.visual_style
-        key = (self.label, width, height, style)
+        key = (self.label, width, height, style, self.graphics)
         lines = _DRAWN.get(key)
         if lines is None:
             if len(_DRAWN) >= _MAX_DRAWN:
@@ -287,20 +100,64 @@ class BigLabel(Widget):
             return lines[y]
         return Strip.blank(width, style.rich_style)
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """The lines of `crop`; with sixel, the image follows the box's last line.
 
-#: Lines of big labels already drawn, by label, size and style (see `BigLabel.render_line`).
-_DRAWN: Final[dict[tuple[str, int, int, VisualStyle], list[Strip]]] = {}
+        The image is sent only when the whole box is drawn in this frame: cells drawn over part
+        of it would cut holes the image does not cover. A partial redraw asks for a whole one.
+        """
+        strips = super().render_lines(crop)
+        if not self.graphics.sixel or not strips:
+            return strips
+        width, height = self.size
+        if crop != Region(0, 0, width, height):
+            self.refresh()
+            return strips
+        image = self._sixel()
+        if image is not None:
+            last = strips[-1]
+            x, y = self.content_region.offset
+            strips[-1] = Strip(
+                [
+                    *last,
+                    Control.move_to(x, y).segment,
+                    Segment(image, None, ((ControlType.CURSOR_FORWARD, 0),)),
+                    Control.move_to(x + width, y + height - 1).segment,
+                ],
+                last.cell_length,
+            )
+        return strips
+
+    def _sixel(self) -> str | None:
+        """The label as a sixel image of the box's pixels in the widget's colours, or None."""
+        width, height = self.size
+        graphics = self.graphics
+        _, _, background, foreground = self.colors
+        key = (self.label, width, height, background, foreground, graphics)
+        image = _IMAGES.get(key)
+        if image is None:
+            if len(_IMAGES) >= _MAX_DRAWN:
+                _IMAGES.clear()
+            cell_width, cell_height = graphics.cell
+            mask = rasterise(
+                self.label, width * cell_width, height * cell_height, graphics.cjk_locale
+            )
+            if mask is None:
+                return None
+            image = _IMAGES[key] = sixel.encode(mask, _rgb(background), _rgb(foreground)).decode(
+                "ascii"
+            )
+        return image
+
+
+def _rgb(color: Color) -> tuple[int, int, int]:
+    return color.r, color.g, color.b
+
+
+#: Lines of big labels already drawn, by label, size, style and graphics (`render_line`).
+_DRAWN: Final[dict[object, list[Strip]]] = {}
+#: Sixel images already encoded, by label, size, colours and graphics (`_sixel`).
+_IMAGES: Final[dict[object, str]] = {}
 _MAX_DRAWN: Final = 32
 
-
-def _check_fonts(fonts: Sequence[_Font]) -> None:
-    """Both fonts draw the same characters (a label fits in both or in neither)."""
-    first = set(fonts[0].glyphs)
-    for font in fonts[1:]:
-        if set(font.glyphs) != first:
-            raise ValueError("the fonts do not draw the same characters")
-
-
-_check_fonts(_FONTS)
-
-__all__ = ["CHARACTERS", "BigLabel", "render_big"]
+__all__ = ["BigLabel"]

@@ -18,8 +18,10 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from lobby_display import messages
+from lobby_display.graphics.raster import fitted_size
+from lobby_display.graphics.terminal import Graphics
 from lobby_display.views import CallView, HealthView, NowCalling
-from lobby_display.widgets.big_label import BigLabel, render_big
+from lobby_display.widgets.big_label import BigLabel
 from lobby_display.widgets.panel import Panel, Shown
 
 #: Most cards drawn at once (the board never highlights more calls than this together).
@@ -203,6 +205,15 @@ class NowCallingPanel(Panel):
         self._labels: tuple[str, ...] = ()
         self._row_height = -1
         self._last: tuple[NowCalling, HealthView, Shown] | None = None
+        self.graphics = Graphics()
+        """How the cards draw their labels (see `set_graphics`)."""
+
+    def set_graphics(self, graphics: Graphics) -> None:
+        """Draw every card's label the way `graphics` says (sixel or a mosaic, the cell size)."""
+        self.graphics = graphics
+        for card in self.cards:
+            card.big.set_graphics(graphics)
+        self._arrange()
 
     def compose(self) -> ComposeResult:
         yield self._grid
@@ -247,7 +258,7 @@ class NowCallingPanel(Panel):
         """Share the space among the cards so the labels are drawn as large as they can be."""
         count = max(len(self._labels), 1)
         width, height = self.content_size
-        columns = best_columns(self._labels, width, height - 1)
+        columns = best_columns(self._labels, width, height - 1, self.graphics)
         rows = math.ceil(count / columns)
         # Every row as high as the others (the lines left over stay below): shared as fractions,
         # the newest call's row could get a line less and lose its big letters.
@@ -295,10 +306,13 @@ def cards_that_fit(labels: tuple[str, ...], width: int, height: int) -> int:
     return min(1, len(labels))
 
 
-def best_columns(labels: tuple[str, ...], width: int, height: int) -> int:
-    """How many columns of cards draw the longest of `labels` tallest in `width` x `height`.
+def best_columns(
+    labels: tuple[str, ...], width: int, height: int, graphics: Graphics | None = None
+) -> int:
+    """How many columns of cards draw the longest of `labels` largest in `width` x `height`.
 
-    Each card keeps two cells of padding and two lines for the counter and the recall mark.
+    Each card keeps two cells of padding and two lines for the counter and the recall mark; the
+    label's size is the font size it is drawn at in the rest, for the cells of `graphics`.
     At the same size, a layout where every card stays readable (see `_readable`) wins; at a
     full tie, fewer columns (cards stacked), which leaves the counter names more room.
     """
@@ -306,11 +320,18 @@ def best_columns(labels: tuple[str, ...], width: int, height: int) -> int:
     if count <= 1 or width <= 0 or height <= 0:
         return 1
     longest = max(labels, key=len)
+    graphics = graphics if graphics is not None else Graphics()
+    pixels_wide, pixels_high = graphics.cell
     best, best_score = 1, (-1, False)
     for columns in range(1, count + 1):
         cell_width, cell_height = _cell(count, columns, width, height)
-        drawn = render_big(longest, cell_width, cell_height - 2)
-        score = (len(drawn) if drawn is not None else 0, _readable(labels, columns, width, height))
+        size = fitted_size(
+            longest,
+            cell_width * pixels_wide,
+            (cell_height - 2) * pixels_high,
+            graphics.cjk_locale,
+        )
+        score = (size, _readable(labels, columns, width, height))
         if score > best_score:
             best, best_score = columns, score
     return best

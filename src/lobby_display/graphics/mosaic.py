@@ -1,0 +1,84 @@
+"""A label's drawing as sub-cell block characters, for terminals that do not show images.
+
+Each cell is split into dots: 2x3 with sextants (U+1FB00.., drawn by foot, kitty, WezTerm), 2x2
+with quadrants (most terminal fonts, tmux passes them on), 1x2 with half blocks (the Linux
+console's 512 glyphs have them). The drawing is made for the cell's shape in pixels, averaged
+over each dot and cut at half coverage: a dot is ink or paper, in the card's two colours.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Final
+
+from PIL import Image
+
+from lobby_display.graphics.raster import rasterise
+
+
+class Mosaic(enum.Enum):
+    """How many dots a cell holds, and the characters that draw them."""
+
+    SEXTANTS = "sextants"
+    QUADRANTS = "quadrants"
+    HALF_BLOCKS = "half-blocks"
+
+    @property
+    def dots(self) -> tuple[int, int]:
+        """Dots across and down one cell."""
+        return {"sextants": (2, 3), "quadrants": (2, 2), "half-blocks": (1, 2)}[self.value]
+
+
+def _sextant(bits: int) -> str:
+    # U+1FB00.. has every pattern but empty, full and the two half-cell columns, which exist
+    # already (space, U+2588, U+258C, U+2590); bit 0 is the top left dot, bit 5 the bottom right.
+    special = {0: " ", 21: "\u258c", 42: "\u2590", 63: "\u2588"}
+    if bits in special:
+        return special[bits]
+    return chr(0x1FB00 + bits - 1 - (bits > 21) - (bits > 42))
+
+
+#: For each mosaic, the character of each pattern of dots (bit i = dot i, row by row).
+CHARACTERS: Final = {
+    Mosaic.SEXTANTS: tuple(_sextant(bits) for bits in range(64)),
+    Mosaic.QUADRANTS: tuple(" ▘▝▀▖▌▞▛▗▚▐▜▄▙▟█"),
+    Mosaic.HALF_BLOCKS: tuple(" ▀▄█"),
+}
+
+
+def mosaic(
+    label: str,
+    columns: int,
+    rows: int,
+    kind: Mosaic,
+    cell: tuple[int, int] = (10, 20),
+    cjk_locale: str = "",
+) -> list[str] | None:
+    """`label` drawn in `columns` x `rows` cells of `kind`, one string per row (each `columns`
+    cells wide), for cells of `cell` pixels; None when it cannot be drawn (see `rasterise`)."""
+    across, down = kind.dots
+    cell_width, cell_height = cell
+    drawing = rasterise(label, columns * cell_width, rows * cell_height, cjk_locale)
+    if drawing is None:
+        return None
+    dots = drawing.resize((columns * across, rows * down), Image.Resampling.BOX)
+    ink = dots.point(lambda value: 1 if value >= 128 else 0).tobytes()
+    if not any(ink):
+        return None  # too small to leave any dot inked: the label as text says more
+    width = columns * across
+    characters = CHARACTERS[kind]
+    lines = []
+    for row in range(rows):
+        line = []
+        for column in range(columns):
+            bits = 0
+            for dy in range(down):
+                start = (row * down + dy) * width + column * across
+                for dx in range(across):
+                    bits |= ink[start + dx] << (dy * across + dx)
+            line.append(characters[bits])
+        lines.append("".join(line))
+    return lines
+
+
+__all__ = ["CHARACTERS", "Mosaic", "mosaic"]

@@ -1,0 +1,198 @@
+"""A ticket label rasterised from a TrueType font of the system, as large as fits its box.
+
+A label is drawn bold and centred on its ink (a "7" sits in the middle as an "A031" does) into
+a coverage mask: 0 is paper, 255 is ink, anti-aliased in between. Colours come later (the sixel
+encoder and the mosaic each apply the theme's), so one drawing serves the highlight and the
+steady colours. The font follows the label's script: Latin in DejaVu Sans Bold, Thai in Loma
+Bold (a Latin letter or digit beside Thai is in it too), Chinese, Japanese and Korean in the
+Noto Sans CJK variant of the place's CJK locale (the four share code points, not shapes).
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import math
+import subprocess
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from PIL import Image, ImageDraw, ImageFont
+
+log = logging.getLogger(__name__)
+
+#: Longest label drawn as a picture (ticket labels are short; a longer text stays text).
+MAX_LABEL_LENGTH: Final = 12
+
+#: Space kept free around the ink, as a fraction of the box's height (top and bottom) and width.
+MARGIN: Final = 0.06
+
+#: Where Debian's font packages put the fonts (fonts-dejavu-core, fonts-thai-tlwg,
+#: fonts-noto-cjk); fontconfig is asked only when a file is not there.
+_LATIN: Final = ("/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf", "DejaVu Sans:bold")
+_THAI: Final = ("/usr/share/fonts/truetype/tlwg/Loma-Bold.ttf", "Loma:bold")
+_CJK: Final = ("/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc", "Noto Sans CJK JP:bold")
+
+#: The Noto Sans CJK face for each CJK locale (the .ttc holds one face per region).
+CJK_FACES: Final = {
+    "ja_JP": "Noto Sans CJK JP",
+    "ko_KR": "Noto Sans CJK KR",
+    "zh_CN": "Noto Sans CJK SC",
+    "zh_TW": "Noto Sans CJK TC",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class FontChoice:
+    """A font file and the face in it (a .ttc holds several)."""
+
+    path: str
+    index: int = 0
+
+
+def script_of(label: str) -> str:
+    """"cjk", "thai" or "latin": which of the fonts draws `label`."""
+    if any(_is_cjk(char) for char in label):
+        return "cjk"
+    if any("\u0e00" <= char <= "\u0e7f" for char in label):
+        return "thai"
+    return "latin"
+
+
+def _is_cjk(char: str) -> bool:
+    code = ord(char)
+    return (
+        0x1100 <= code <= 0x11FF  # Hangul Jamo
+        or 0x2E80 <= code <= 0x9FFF  # radicals, kana, CJK symbols, unified ideographs
+        or 0xAC00 <= code <= 0xD7AF  # Hangul syllables
+        or 0xF900 <= code <= 0xFAFF  # compatibility ideographs
+        or 0xFF00 <= code <= 0xFFEF  # full-width forms
+        or 0x20000 <= code <= 0x3FFFF
+    )
+
+
+@functools.cache
+def font_for(script: str, cjk_locale: str = "") -> FontChoice | None:
+    """The font file that draws `script`, or None when the system has none (said once)."""
+    path, pattern = {"cjk": _CJK, "thai": _THAI}.get(script, _LATIN)
+    if script == "cjk":
+        pattern = CJK_FACES.get(cjk_locale, "Noto Sans CJK JP") + ":bold"
+    if not Path(path).is_file():
+        found = _fontconfig(pattern)
+        if found is None:
+            log.warning("no font for %s labels (%s); they are shown as text", script, pattern)
+            return None
+        path = found
+    index = _face_index(path, pattern.split(":")[0]) if path.endswith(".ttc") else 0
+    return FontChoice(path, index)
+
+
+def _fontconfig(pattern: str) -> str | None:
+    """The file fontconfig picks for `pattern`, when it is a real match and not a substitute."""
+    try:
+        found = subprocess.run(
+            ["fc-match", "--format=%{file}\n%{family}", pattern],  # noqa: S607
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    path, _, families = found.partition("\n")
+    family = pattern.split(":")[0]
+    return path if path and family in families.split(",") else None
+
+
+def _face_index(path: str, family: str) -> int:
+    """The index of `family`'s face in the collection at `path` (0 when not found)."""
+    for index in range(16):
+        try:
+            name, _style = ImageFont.truetype(path, 10, index=index).getname()
+        except OSError:
+            break
+        if name == family:
+            return index
+    return 0
+
+
+@functools.lru_cache(maxsize=64)
+def _font(choice: FontChoice, size: int) -> ImageFont.FreeTypeFont:
+    return ImageFont.truetype(choice.path, size, index=choice.index)
+
+
+def drawable(label: str) -> bool:
+    """Whether `label` can be drawn as a picture: 1 to `MAX_LABEL_LENGTH` printable characters."""
+    text = label.strip()
+    return 0 < len(text) <= MAX_LABEL_LENGTH and all(
+        unicodedata.category(char)[0] in "LMNPS" or char == " " for char in text
+    )
+
+
+def rasterise(label: str, width: int, height: int, cjk_locale: str = "") -> Image.Image | None:
+    """`label` drawn as large as fits `width` x `height` pixels: a coverage mask (mode "L").
+
+    None when the label cannot be drawn (empty, too long, not printable), the box is too small
+    for legible ink (under 8 pixels high), or no font for its script is installed.
+    """
+    text = label.strip()
+    if not drawable(text) or width < 8 or height < 8:
+        return None
+    choice = font_for(script_of(text), cjk_locale)
+    if choice is None:
+        return None
+    return _rasterise(text, width, height, choice)
+
+
+def fitted_size(label: str, width: int, height: int, cjk_locale: str = "") -> int:
+    """The font size (pixels) `rasterise` draws `label` at in `width` x `height`; 0: not drawn."""
+    text = label.strip()
+    if not drawable(text) or width < 8 or height < 8:
+        return 0
+    choice = font_for(script_of(text), cjk_locale)
+    return 0 if choice is None else _fit(text, width, height, choice)[0]
+
+
+@functools.lru_cache(maxsize=256)
+def _fit(text: str, width: int, height: int, choice: FontChoice) -> tuple[int, int, int]:
+    """The largest font size whose ink of `text` fits the box less its margins, and where the
+    text's origin goes so the ink is centred: (size, x, y); size 0 when nothing fits."""
+    room_x = width - 2 * max(1, round(width * MARGIN / 2))
+    room_y = height - 2 * max(1, round(height * MARGIN))
+    # The ink grows in proportion to the size: measured once at 100 px, then checked down.
+    left, top, right, bottom = _font(choice, 100).getbbox(text)
+    if right <= left or bottom <= top:
+        return 0, 0, 0  # nothing to ink (spaces only)
+    size = math.floor(100 * min(room_x / (right - left), room_y / (bottom - top)))
+    while size >= 4:
+        left, top, right, bottom = _font(choice, size).getbbox(text)
+        if right - left <= room_x and bottom - top <= room_y:
+            x = (width - (right - left)) / 2 - left
+            y = (height - (bottom - top)) / 2 - top
+            return size, round(x), round(y)
+        size -= 1
+    return 0, 0, 0
+
+
+@functools.lru_cache(maxsize=128)
+def _rasterise(text: str, width: int, height: int, choice: FontChoice) -> Image.Image | None:
+    size, x, y = _fit(text, width, height, choice)
+    if not size:
+        return None
+    image = Image.new("L", (width, height), 0)
+    ImageDraw.Draw(image).text((x, y), text, fill=255, font=_font(choice, size))
+    return image
+
+
+__all__ = [
+    "CJK_FACES",
+    "MAX_LABEL_LENGTH",
+    "FontChoice",
+    "drawable",
+    "fitted_size",
+    "font_for",
+    "rasterise",
+    "script_of",
+]
