@@ -8,6 +8,10 @@ Pure: no terminal, no network. Babel's quirks handled here (see FIELD-NOTES.md):
 defaults differ per locale (so the clock style is chosen per place with the `Hm`/`hm`
 skeletons), Babel is Gregorian only (Thai dates are rewritten into the Buddhist era), and
 `format_timedelta` rounds 55 minutes to "in 1 hour" unless its threshold is raised.
+
+Every text a `LocaleText` gives (catalog strings, Babel's numbers, dates, times and delays) has
+passed `terminal_text.for_terminal`, so it is drawn right by the kiosk's terminal (Thai SARA AM
+decomposed).
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from babel.support import NullTranslations, Translations
 
 from lobby_display import messages
 from lobby_display.messages import PluralMessage
+from lobby_display.terminal_text import for_terminal
 
 log = logging.getLogger(__name__)
 
@@ -88,7 +93,8 @@ def parse_timezone(value: tzinfo | str | None) -> tzinfo:
 class LocaleText:
     """Translations and formats of one locale, in one time zone, with one clock style.
 
-    Every method returns plain text (no markup), ready to be rendered literally.
+    Every method returns plain text (no markup), ready to be rendered literally, and written
+    for the kiosk's terminal (`terminal_text.for_terminal`).
     """
 
     def __init__(
@@ -122,11 +128,11 @@ class LocaleText:
 
     def gettext(self, message: str) -> str:
         """The translation of `message` (its source text when untranslated)."""
-        return self.catalog.gettext(message)
+        return for_terminal(self.catalog.gettext(message))
 
     def ngettext(self, singular: str, plural: str, n: int) -> str:
         """The translation of the form of a plural message that suits the count `n`."""
-        return self.catalog.ngettext(singular, plural, n)
+        return for_terminal(self.catalog.ngettext(singular, plural, n))
 
     def text(self, message: str, /, **values: object) -> str:
         """Translate `message` and fill its named placeholders: `text(OPENS, when="14:00")`.
@@ -155,7 +161,7 @@ class LocaleText:
         """A number with the locale's digit grouping (French: U+202F between thousands)."""
         text = self._numbers.get(value)
         if text is None:
-            text = format_decimal(value, locale=self.babel_locale)
+            text = for_terminal(format_decimal(value, locale=self.babel_locale))
             _remember(self._numbers, value, text)
         return text
 
@@ -185,7 +191,7 @@ class LocaleText:
         """Day, short month and clock time: "Nov 24, 09:05" (with the year if asked)."""
         date_text = self._skeleton("yMMMd" if with_year else "MMMd", moment)
         glue = self.babel_locale.datetime_formats["short"]
-        return str(glue).replace("{1}", date_text).replace("{0}", self.clock(moment))
+        return for_terminal(str(glue)).replace("{1}", date_text).replace("{0}", self.clock(moment))
 
     def hours(self, start: datetime, end: datetime) -> str:
         """An opening-hours range: "09:00–12:30"."""
@@ -198,13 +204,15 @@ class LocaleText:
 
     def in_minutes(self, minutes: int) -> str:
         """A short delay ahead: "in 5 min.", "dans 5 min", "5分钟后" (never rounded to hours)."""
-        return format_timedelta(
-            timedelta(minutes=minutes),
-            granularity="minute",
-            threshold=1,
-            add_direction=True,
-            format="short",
-            locale=self.babel_locale,
+        return for_terminal(
+            format_timedelta(
+                timedelta(minutes=minutes),
+                granularity="minute",
+                threshold=1,
+                add_direction=True,
+                format="short",
+                locale=self.babel_locale,
+            )
         )
 
     # --- "when" ----------------------------------------------------------------------------------
@@ -258,7 +266,9 @@ class LocaleText:
             pattern = buddhist_pattern(pattern, local.year)
         if self._wide_day_period:
             pattern = wide_day_period_pattern(pattern)
-        text = format_datetime(local, pattern, tzinfo=self.tz, locale=self.babel_locale)
+        text = for_terminal(
+            format_datetime(local, pattern, tzinfo=self.tz, locale=self.babel_locale)
+        )
         _remember(self._patterns, key, text)
         return text
 

@@ -6,7 +6,8 @@ This is the boundary where network data enters the program. Everything past it c
 - unknown fields are ignored and optional fields may be missing (the spec leaves much unsaid);
 - the legacy queue-state names `opened` and `full` mean `bookingIsOpened` and `queueIsFull`;
 - every string that can reach the screen has been cleaned by `clean_text`: no control or format
-  characters (so no escape sequences and no bidi overrides), NFC, and a capped length.
+  characters (so no escape sequences and no bidi overrides), NFC, a capped length, and written
+  for the kiosk's terminal (Thai SARA AM decomposed, see `terminal_text`).
 
 Markup is *not* escaped here: the text stays literal, and the UI renders it without markup.
 """
@@ -30,6 +31,8 @@ from pydantic import (
     ValidationError,
     field_validator,
 )
+
+from lobby_display.terminal_text import for_terminal
 
 log = logging.getLogger(__name__)
 
@@ -71,8 +74,10 @@ def clean_text(value: object, max_length: int = MAX_NAME_LENGTH) -> str:
 
     Control and format characters are removed (an ESC can never reach the terminal, a bidi
     override can never flip a row), runs of white space become one space, the text is NFC
-    normalised, runs of combining marks are capped, and the result is cut to `max_length`
-    characters with an ellipsis. Non-strings are converted with `str()`; `None` gives "".
+    normalised and written for the kiosk's terminal (`terminal_text.for_terminal`: Thai SARA AM
+    decomposed, same width), runs of combining marks are capped, and the result is cut to
+    `max_length` characters with an ellipsis. Non-strings are converted with `str()`; `None`
+    gives "".
     """
     if value is None:
         return ""
@@ -92,9 +97,9 @@ def clean_text(value: object, max_length: int = MAX_NAME_LENGTH) -> str:
 
 
 def _cleaned_characters(text: str) -> str:
-    """`text` with controls and format characters dropped, separators as single spaces, NFC,
-    runs of combining marks capped, stripped (not cut to a length)."""
-    text = unicodedata.normalize("NFC", text)
+    """`text` with controls and format characters dropped, separators as single spaces, NFC and
+    `for_terminal`, runs of combining marks capped, stripped (not cut to a length)."""
+    text = for_terminal(unicodedata.normalize("NFC", text))
     out: list[str] = []
     combining = 0
     for char in text:

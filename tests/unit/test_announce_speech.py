@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lobby_display.models import LOCALES
+from lobby_display.models import LOCALES, clean_text
 from lobby_display.sound.chime import write_chime
 from lobby_display.sound.speech import (
     VOICE_CANDIDATES,
@@ -101,6 +101,16 @@ def test_a_japanese_counter_in_kanji_keeps_only_what_the_voice_can_read() -> Non
     assert text == "K 0 1 7 ばん の おきゃくさま、3 へ おこしください"
     text = compose(call(names={"ja_JP": "窓口"}), "ja_JP").text
     assert text == "K 0 1 7 ばん の おきゃくさま、おこしください"
+
+
+def test_a_thai_counter_is_spoken_with_sara_am_as_the_service_wrote_it() -> None:
+    # Names are stored decomposed for the screen (clean_text); espeak-ng would read the lone
+    # NIKHAHIT out as "Thai letter ...", so the sentence has SARA AM composed again.
+    names = {"th_TH": clean_text("ห้องทำบัตร 3")}
+    assert "\u0e33" not in names["th_TH"]
+    spoken = compose(call(names=names), "th_TH")
+    assert spoken.text == "หมายเลข K 0 1 7, ห้องทำบัตร 3"
+    assert "ห้องทำบัตร 3" in spoken.ssml
 
 
 def test_markup_in_a_counter_name_is_text_not_ssml() -> None:

@@ -10,9 +10,10 @@ from zoneinfo import ZoneInfo
 import pytest
 from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
+from rich.cells import cell_len
 
 from lobby_display import messages
-from lobby_display.i18n import LocaleRotation, LocaleText, buddhist_pattern
+from lobby_display.i18n import LocaleRotation, LocaleText, buddhist_pattern, load_catalog
 from lobby_display.models import LOCALES
 
 PARIS = ZoneInfo("Europe/Paris")
@@ -208,7 +209,8 @@ def test_no_slot_has_its_own_words(locale: str) -> None:
         ("zh_TW", "叫號中", "櫃檯"),
         ("ja_JP", "お呼び出し中", "窓口"),
         ("ko_KR", "호출 중", "창구"),
-        ("th_TH", "กำลังเรียกคิว", "ช่องบริการ"),
+        # SARA AM written decomposed for the kiosk's terminal (U+0E4D U+0E32, same width).
+        ("th_TH", "ก\u0e4d\u0e32ลังเรียกคิว", "ช่องบริการ"),
     ],
 )
 def test_headings_are_translated(locale: str, now_calling: str, counter: str) -> None:
@@ -274,6 +276,58 @@ def test_a_translation_with_a_wrong_placeholder_falls_back_to_the_source(tmp_pat
     text = LocaleText("de_DE", directory=tmp_path)
     assert text.text(messages.NOW_CALLING) == "Aufruf"
     assert text.text(messages.OPENS, when="14:00") == "Opens 14:00"
+
+
+# --- written for the kiosk's terminal ------------------------------------------------------------
+
+
+def _every_message() -> list[str | messages.PluralMessage]:
+    return [
+        value
+        for name, value in vars(messages).items()
+        if name.isupper() and isinstance(value, str | messages.PluralMessage)
+    ]
+
+
+def test_no_thai_catalog_string_reaches_the_screen_with_sara_am() -> None:
+    # foot draws U+0E33 as a mark over the letter before it and an empty cell.
+    text = LocaleText("th_TH")
+    catalog = load_catalog("th_TH")
+    written = 0
+    for message in _every_message():
+        if isinstance(message, messages.PluralMessage):
+            pairs = [
+                (
+                    text.ngettext(message.singular, message.plural, n),
+                    catalog.ngettext(message.singular, message.plural, n),
+                )
+                for n in (1, 2)
+            ]
+        else:
+            pairs = [(text.gettext(message), catalog.gettext(message))]
+        for shown, translated in pairs:
+            assert "\u0e33" not in shown
+            assert cell_len(shown) == cell_len(translated)
+            written += "\u0e33" in translated
+    assert written >= 5, "the Thai catalog has words with SARA AM (กำลัง, ทำการ, จำลอง...)"
+    assert text.text(messages.DEMO) == "การสาธิต: ข้อมูลจ\u0e4d\u0e32ลอง"
+
+
+def test_a_thai_babel_date_with_sara_am_is_written_decomposed() -> None:
+    # CLDR's Thai evening ("ค่ำ", the flexible day period B) is Babel text with SARA AM.
+    text = LocaleText("th_TH", "Asia/Bangkok")
+    evening = datetime(2026, 11, 22, 13, 5, tzinfo=UTC)  # 20:05 in Bangkok
+    assert text._pattern("h:mm B", evening) == "8:05 ค\u0e48\u0e4d\u0e32"
+    # What the screen writes today: the Buddhist-era date, the clock, a delay.
+    for shown in (
+        text.header_date(evening),
+        text.clock(evening),
+        text.weekday_time(evening),
+        text.date_time(evening, with_year=True),
+        text.when(evening + timedelta(minutes=5), evening),
+    ):
+        assert "\u0e33" not in shown
+    assert text.header_date(evening) == "วันอาทิตย์ที่ 22 พฤศจิกายน พ.ศ. 2569"
 
 
 # --- rotation ------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta, timezone
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rich.cells import cell_len
 
 from lobby_display.models import (
     MAX_COMBINING_RUN,
@@ -425,7 +426,27 @@ class TestCleanText:
         assert cleaned.endswith("ed")
 
     def test_combining_marks_of_real_scripts_are_kept(self) -> None:
-        assert clean_text("ที่ทำการ") == "ที่ทำการ"  # Thai: at most two marks per base
+        # Thai: at most two marks per base (SARA AM is written decomposed, see the next test).
+        assert clean_text("ที่ทำการ") == "ที่ท\u0e4d\u0e32การ"
+
+    def test_thai_sara_am_is_written_decomposed_with_the_same_width(self) -> None:
+        # foot draws U+0E33 as a mark over the letter before it and an empty cell.
+        for name in ("ใบอนุญาตพำนัก", "ยื่นคำขอใหม่", "น้ำประปา", "ທະນາຄານຄຳ"):
+            cleaned = clean_text(name)
+            assert "\u0e33" not in cleaned and "\u0eb3" not in cleaned
+            assert cell_len(cleaned) == cell_len(name)
+            assert clean_text(cleaned) == cleaned
+        assert clean_text("กำลัง") == "ก\u0e4d\u0e32ลัง"
+
+    def test_a_service_name_with_sara_am_is_stored_decomposed(self) -> None:
+        queue = Queue.model_validate(
+            {"queueId": "q-res", "name": {"th_TH": "ใบอนุญาตพำนัก", "en_US": "Residence"}}
+        )
+        assert queue.name["th_TH"] == "ใบอนุญาตพ\u0e4d\u0e32นัก"
+        assert queue.name["en_US"] == "Residence"
+        ticket = Ticket.model_validate(ticket_payload(endpoint={"id": "E3", "name": "ห้องทำบัตร 3"}))
+        assert ticket.endpoint is not None
+        assert ticket.endpoint.name == "ห้องท\u0e4d\u0e32บัตร 3"
 
     def test_wide_scripts_are_kept(self) -> None:
         assert clean_text("受付窓口 3") == "受付窓口 3"

@@ -24,6 +24,7 @@ from xml.sax.saxutils import escape
 from lobby_display.models import pick_name
 from lobby_display.sound.chime import wav_seconds
 from lobby_display.sound.process import ToolError, run_tool
+from lobby_display.terminal_text import for_speech
 from lobby_display.updates import Call
 
 log = logging.getLogger(__name__)
@@ -115,7 +116,12 @@ def spell_label(label: str) -> tuple[str, str]:
 
 
 def spoken_counter(name: str, locale: str) -> str:
-    """The counter's name as the locale's voice can say it ("" when nothing sayable is left)."""
+    """The counter's name as the locale's voice can say it ("" when nothing sayable is left).
+
+    Names arrive written for the screen (`clean_text`: Thai SARA AM decomposed); espeak-ng reads
+    a lone NIKHAHIT out as "Thai letter ...", so SARA AM is composed again.
+    """
+    name = for_speech(name)
     if locale == "ja_JP":
         name = _HAN.sub(" ", name)
     name = " ".join(name.split())
