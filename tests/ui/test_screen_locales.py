@@ -4,7 +4,18 @@ back to the place's language."""
 
 from __future__ import annotations
 
-from boards import Clock, board_app, make_board, make_settings, reference, screen_text
+import pytest
+from boards import (
+    Clock,
+    board_app,
+    make_board,
+    make_settings,
+    reference,
+    screen_lines,
+    screen_text,
+    terminal_output,
+)
+from rich.cells import cell_len
 
 from lobby_display.models import Queue, keyed
 from lobby_display.updates import ReferenceData
@@ -81,8 +92,28 @@ async def test_thai_dates_are_in_the_buddhist_era_and_thai_names_are_shown() -> 
         text = screen_text(app)
         assert "พ.ศ. 2569" in text
         assert "2026" not in text
-        assert "สำนักงานเขต 3" in text
+        assert "ส\u0e4d\u0e32นักงานเขต 3" in text  # SARA AM decomposed, see the next test
         assert "ทะเบียนราษฎร" in text
+
+
+@pytest.mark.parametrize("size", [(160, 45), (80, 24)])
+async def test_thai_sara_am_is_written_decomposed_so_foot_draws_it(size: tuple[int, int]) -> None:
+    # foot with Tlwg Mono draws U+0E33 as a mark over the letter before it and an empty cell
+    # ("กำลัง" reads "ก ลัง"); U+0E4D U+0E32 is drawn right in the same width.
+    app = board_app(["th_TH"])
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        lines = screen_lines(app)
+        assert [line for line in lines if "\u0e33" in line] == []
+        assert "\u0e33" not in terminal_output(app)
+        text = "\n".join(lines)
+        assert "ก\u0e4d\u0e32ลังเรียกคิว" in text  # the heading, from the catalog
+        assert "ก\u0e4d\u0e32ลังรอ" in text  # a column heading
+        assert "ส\u0e4d\u0e32นักงานเขต 3" in text  # the place, from the service
+        assert "ใบอนุญาตพ\u0e4d\u0e32นัก" in text  # a queue
+        assert "ยื่นค\u0e4d\u0e32ขอใหม่" in text  # an appointment type
+        # Rich and the terminal count the same cells: every line is exactly the screen's width.
+        assert {cell_len(line) for line in lines} == {size[0]}
 
 
 async def test_a_name_missing_in_the_shown_locale_falls_back_to_the_place_language() -> None:
