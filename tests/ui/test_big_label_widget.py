@@ -1,28 +1,45 @@
-"""The BigLabel widget on a real (headless) Textual screen: big glyphs, resizing, literal text."""
+"""The BigLabel widget on a real (headless) Textual screen: the label as a mosaic or a sixel
+image of its box, following its size, label and colours; literal text otherwise."""
 
 from __future__ import annotations
 
-from textual.app import App, ComposeResult
+import re
 
-from lobby_display.widgets.big_label import BigLabel, render_big
+from textual.app import App, ComposeResult
+from textual.geometry import Region
+
+from helpers.pictures import decode_sixel, ocr_line, reads_as
+from lobby_display.graphics.mosaic import Mosaic, mosaic
+from lobby_display.graphics.terminal import Graphics
+from lobby_display.widgets.big_label import BigLabel
+
+SIXEL = Graphics(sixel=True, mosaic=Mosaic.SEXTANTS, cell=(18, 36))
+DCS = re.compile(r"\x1bP[0-9;]*q.*?\x1b\\", re.S)
 
 
 class LabelApp(App[None]):
     """One BigLabel in a box of a given size, as the now-calling area would give it."""
 
     CSS = """
-    BigLabel { width: 100; height: 12; }
-    BigLabel.small { width: 50; height: 5; }
+    BigLabel { width: 40; height: 8; background: #ffb300; color: #101418; }
     BigLabel.fill { width: 1fr; height: 1fr; }
+    BigLabel.steady { background: #101418; color: #ffb300; }
     """
 
-    def __init__(self, label: str, classes: str = "") -> None:
+    def __init__(self, label: str, graphics: Graphics, classes: str = "") -> None:
         super().__init__()
         self.label = label
+        self.graphics = graphics
         self.label_classes = classes
 
     def compose(self) -> ComposeResult:
-        yield BigLabel(self.label, classes=self.label_classes)
+        yield BigLabel(self.label, graphics=self.graphics, classes=self.label_classes)
+
+
+def close(got: object, expected: tuple[int, int, int]) -> bool:
+    """Sixel colours travel as percentages: a channel may be off by up to 2 of 255."""
+    assert isinstance(got, tuple)
+    return all(abs(a - b) <= 2 for a, b in zip(got, expected, strict=True))
 
 
 def screen_lines(widget: BigLabel) -> list[str]:
@@ -30,75 +47,101 @@ def screen_lines(widget: BigLabel) -> list[str]:
     return [widget.render_line(y).text for y in range(widget.size.height)]
 
 
-async def test_a_ticket_label_is_drawn_in_big_glyphs() -> None:
-    app = LabelApp("K017")
-    async with app.run_test(size=(160, 45)) as pilot:
-        await pilot.pause()
-        widget = app.query_one(BigLabel)
-        expected = render_big("K017", 100, 12)
-        assert expected is not None
-        assert len(expected) >= 7
-        lines = screen_lines(widget)
-        # Centred in its box: each glyph row appears, in order, on consecutive lines.
-        first = next(i for i, line in enumerate(lines) if expected[0] in line)
-        for offset, row in enumerate(expected):
-            assert row in lines[first + offset]
-        assert "K017" not in "".join(lines)
+def sent_image(widget: BigLabel) -> str | None:
+    """The sixel sequence the widget sends when its whole box is drawn (None: no image)."""
+    width, height = widget.size
+    strips = widget.render_lines(Region(0, 0, width, height))
+    sent = "".join(segment.text for strip in strips for segment in strip if segment.control)
+    found = DCS.search(sent)
+    return found.group(0) if found else None
 
 
-async def test_a_small_screen_gets_a_smaller_drawing() -> None:
-    app = LabelApp("K017", classes="small")
+async def test_the_label_is_drawn_as_a_mosaic_of_its_box() -> None:
+    app = LabelApp("K017", Graphics(mosaic=Mosaic.SEXTANTS))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         widget = app.query_one(BigLabel)
-        rows = widget.big_rows
-        assert rows is not None
-        assert 3 <= len(rows) <= 5
-        assert rows == render_big("K017", 50, 5)
-        assert rows[0] in "\n".join(screen_lines(widget))
+        assert widget.mosaic_rows == mosaic("K017", 40, 8, Mosaic.SEXTANTS)
+        assert screen_lines(widget) == widget.mosaic_rows
+        assert "K017" not in "".join(screen_lines(widget))
+        assert sent_image(widget) is None, "no image where the terminal shows none"
 
 
-async def test_the_drawing_follows_the_terminal_size() -> None:
-    app = LabelApp("BX-12", classes="fill")
+async def test_with_sixel_the_image_covers_the_box_and_reads_from_afar() -> None:
+    app = LabelApp("K017", SIXEL)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        widget = app.query_one(BigLabel)
+        image = sent_image(widget)
+        assert image is not None
+        picture = decode_sixel(image)
+        assert picture.size == (40 * 18, 8 * 36), "exactly the box's cells"
+        assert close(picture.getpixel((0, 0)), (255, 179, 0)), "in the widget's background"
+        assert reads_as(ocr_line(picture, scale=0.25), "K017")
+        # Under the image, the same drawing as a mosaic (what a screenshot shows).
+        assert screen_lines(widget) == mosaic("K017", 40, 8, Mosaic.SEXTANTS, (18, 36))
+
+
+async def test_the_image_is_placed_on_the_box_and_the_cursor_left_after_it() -> None:
+    app = LabelApp("K017", SIXEL)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        widget = app.query_one(BigLabel)
+        x, y = widget.content_region.offset
+        strips = widget.render_lines(Region(0, 0, 40, 8))
+        controls = [segment.text for segment in strips[-1] if segment.control]
+        assert controls[0] == f"\x1b[{y + 1};{x + 1}H"
+        assert DCS.fullmatch(controls[1])
+        assert controls[2] == f"\x1b[{y + 8};{x + 41}H"
+        assert all(not segment.control for strip in strips[:-1] for segment in strip)
+        assert {strip.cell_length for strip in strips} == {40}
+
+
+async def test_a_partial_redraw_sends_no_image_and_asks_for_a_whole_one() -> None:
+    app = LabelApp("K017", SIXEL)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        widget = app.query_one(BigLabel)
+        strips = widget.render_lines(Region(0, 2, 40, 6))
+        assert not any(segment.control for strip in strips for segment in strip)
+        assert widget._repaint_required or widget._dirty_regions
+
+
+async def test_new_colours_a_new_label_and_a_new_size_give_a_new_image() -> None:
+    app = LabelApp("A001", SIXEL, classes="fill")
     async with app.run_test(size=(60, 10)) as pilot:
         await pilot.pause()
         widget = app.query_one(BigLabel)
-        small = widget.big_rows
-        await pilot.resize_terminal(160, 45)
+        first = decode_sixel(sent_image(widget) or "")
+        widget.add_class("steady")
         await pilot.pause()
-        large = widget.big_rows
-        assert small is not None
-        assert large is not None
-        assert len(large) > len(small)
-        assert large[0] in "\n".join(screen_lines(widget))
-
-
-async def test_a_new_label_is_drawn_when_set() -> None:
-    app = LabelApp("A001")
-    async with app.run_test(size=(160, 45)) as pilot:
-        await pilot.pause()
-        widget = app.query_one(BigLabel)
+        steady = decode_sixel(sent_image(widget) or "")
+        assert close(steady.getpixel((0, 0)), (16, 20, 24)), "the steady colours"
         widget.label = "Z999"
         await pilot.pause()
-        expected = render_big("Z999", 100, 12)
-        assert expected is not None
-        assert expected[0] in "\n".join(screen_lines(widget))
+        assert reads_as(ocr_line(decode_sixel(sent_image(widget) or ""), scale=0.25), "Z999")
+        await pilot.resize_terminal(120, 30)
+        await pilot.pause()
+        larger = decode_sixel(sent_image(widget) or "")
+        assert larger.size == (120 * 18, 30 * 36)
+        assert first.size == (60 * 18, 10 * 36)
 
 
 async def test_a_hostile_label_is_shown_literally_not_as_markup() -> None:
     hostile = "[bold red]X[/] [link='https://x']Y[/link]"
-    app = LabelApp(hostile)
+    app = LabelApp(hostile, SIXEL, classes="fill")
     async with app.run_test(size=(160, 45)) as pilot:
         await pilot.pause()
         widget = app.query_one(BigLabel)
-        assert widget.big_rows is None
+        assert widget.mosaic_rows is None, "too long to draw: shown as text"
+        assert sent_image(widget) is None
         assert hostile in "\n".join(screen_lines(widget))
 
 
-async def test_a_label_in_another_script_falls_back_to_text() -> None:
-    app = LabelApp("札017")
-    async with app.run_test(size=(160, 45)) as pilot:
+async def test_a_label_too_small_to_draw_is_plain_text_never_blank() -> None:
+    app = LabelApp("K017", Graphics(mosaic=Mosaic.SEXTANTS), classes="fill")
+    async with app.run_test(size=(4, 1)) as pilot:
         await pilot.pause()
         widget = app.query_one(BigLabel)
-        assert widget.big_rows is None
-        assert "札017" in "\n".join(screen_lines(widget))
+        assert widget.mosaic_rows is None
+        assert "K01" in "".join(screen_lines(widget))

@@ -53,7 +53,7 @@ class FontChoice:
 
 
 def script_of(label: str) -> str:
-    """"cjk", "thai" or "latin": which of the fonts draws `label`."""
+    """ "cjk", "thai" or "latin": which of the fonts draws `label`."""
     if any(_is_cjk(char) for char in label):
         return "cjk"
     if any("\u0e00" <= char <= "\u0e7f" for char in label):
@@ -92,7 +92,7 @@ def font_for(script: str, cjk_locale: str = "") -> FontChoice | None:
 def _fontconfig(pattern: str) -> str | None:
     """The file fontconfig picks for `pattern`, when it is a real match and not a substitute."""
     try:
-        found = subprocess.run(
+        found = subprocess.run(  # noqa: S603 (a fixed program; the pattern is ours)
             ["fc-match", "--format=%{file}\n%{family}", pattern],  # noqa: S607
             capture_output=True,
             text=True,
@@ -178,11 +178,28 @@ def _fit(text: str, width: int, height: int, choice: FontChoice) -> tuple[int, i
 
 @functools.lru_cache(maxsize=128)
 def _rasterise(text: str, width: int, height: int, choice: FontChoice) -> Image.Image | None:
-    size, x, y = _fit(text, width, height, choice)
+    size, _, _ = _fit(text, width, height, choice)
     if not size:
         return None
+    # Drawn apart and cut to its ink, then pasted centred: the font's own box of the text is
+    # off by a few pixels (side bearings), enough to push a short label off centre.
+    font = _font(choice, size)
+    left, top, right, bottom = (int(edge) for edge in font.getbbox(text))
+    pad = size // 4
+    ink = Image.new("L", (right - left + 2 * pad, bottom - top + 2 * pad), 0)
+    ImageDraw.Draw(ink).text((pad - left, pad - top), text, fill=255, font=font)
+    box = ink.getbbox()
+    if box is None:
+        return None
+    ink = ink.crop(box)
+    if ink.width > width or ink.height > height:  # a font whose own box undersells its ink
+        scale = min(width / ink.width, height / ink.height)
+        ink = ink.resize(
+            (int(ink.width * scale), int(ink.height * scale)), Image.Resampling.LANCZOS
+        )
     image = Image.new("L", (width, height), 0)
-    ImageDraw.Draw(image).text((x, y), text, fill=255, font=_font(choice, size))
+    ink_width, ink_height = ink.size
+    image.paste(ink, ((width - ink_width) // 2, (height - ink_height) // 2))
     return image
 
 

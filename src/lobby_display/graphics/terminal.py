@@ -151,7 +151,9 @@ def detect(setting: GraphicsSetting, fd_in: int = 0, fd_out: int = 1) -> Graphic
     answers = ask(fd_in, fd_out) if setting in ("auto", "sixel") else TerminalAnswers()
     graphics = choose(setting, term, answers)
     if setting == "sixel" and answers.sixel is False:
-        log.warning("display.graphics is sixel but the terminal (%s) does not say it shows sixel", term)
+        log.warning(
+            "display.graphics is sixel but the terminal (%s) does not say it shows sixel", term
+        )
     elif setting == "auto" and not graphics.sixel:
         log.info(
             "the terminal (%s) shows no sixel images: ticket labels are drawn in %s",

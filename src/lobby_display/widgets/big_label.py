@@ -28,6 +28,10 @@ from lobby_display.graphics.mosaic import mosaic
 from lobby_display.graphics.raster import rasterise
 from lobby_display.graphics.terminal import Graphics
 
+#: Fewer rows than this, and the label is plain bold text: a drawing one row high is smaller
+#: and blurrier than the terminal's own letters.
+MIN_ROWS: Final = 2
+
 
 class BigLabel(Widget):
     """A ticket label as large as the widget, in the widget's colours."""
@@ -68,6 +72,8 @@ class BigLabel(Widget):
     def mosaic_rows(self) -> list[str] | None:
         """The mosaic rows drawn for the current size, or None when plain text is shown."""
         width, height = self.size
+        if height < MIN_ROWS:
+            return None
         graphics = self.graphics
         return mosaic(
             self.label, width, height, graphics.mosaic, graphics.cell, graphics.cjk_locale
@@ -131,6 +137,8 @@ class BigLabel(Widget):
     def _sixel(self) -> str | None:
         """The label as a sixel image of the box's pixels in the widget's colours, or None."""
         width, height = self.size
+        if height < MIN_ROWS:
+            return None
         graphics = self.graphics
         _, _, background, foreground = self.colors
         key = (self.label, width, height, background, foreground, graphics)
