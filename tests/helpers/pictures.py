@@ -16,18 +16,17 @@ from lobby_display.graphics.mosaic import CHARACTERS, Mosaic
 _DCS = re.compile(r"\x1bP([0-9;]*)q(.*?)\x1b\\", re.S)
 
 
-def decode_sixel(sequence: str) -> Image.Image:
-    """The RGB picture a terminal paints for one sixel `sequence` (DCS ... ST).
-
-    Pixels the sequence leaves unpainted are magenta, so a test sees any hole.
-    """
+def decode_sixel(sequence: str, under: tuple[int, int, int] = (255, 0, 255)) -> Image.Image:
+    """The RGB picture a terminal shows for one sixel `sequence` (DCS ... ST) drawn over cells
+    of the colour `under`: the pixels it leaves unpainted (transparent) show that colour
+    (magenta by default, so a test sees any hole)."""
     match = _DCS.search(sequence)
     assert match is not None, "no sixel sequence"
     body = match.group(2)
     raster = re.match(r'"1;1;(\d+);(\d+)', body)
     assert raster is not None, "no raster attributes"
     width, height = int(raster.group(1)), int(raster.group(2))
-    image = Image.new("RGB", (width, height), (255, 0, 255))
+    image = Image.new("RGB", (width, height), under)
     pixels = image.load()
     assert pixels is not None
     colours: dict[int, tuple[int, int, int]] = {}

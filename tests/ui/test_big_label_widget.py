@@ -11,8 +11,9 @@ from textual.geometry import Region
 from helpers.pictures import decode_sixel, ocr_line, reads_as
 from lobby_display.graphics.mosaic import Mosaic, mosaic
 from lobby_display.graphics.terminal import Graphics
-from lobby_display.widgets.big_label import BigLabel
+from lobby_display.widgets.big_label import BigLabel, for_screenshot
 
+AMBER, INK = (255, 179, 0), (16, 20, 24)
 SIXEL = Graphics(sixel=True, mosaic=Mosaic.SEXTANTS, cell=(18, 36))
 DCS = re.compile(r"\x1bP[0-9;]*q.*?\x1b\\", re.S)
 
@@ -74,12 +75,31 @@ async def test_with_sixel_the_image_covers_the_box_and_reads_from_afar() -> None
         widget = app.query_one(BigLabel)
         image = sent_image(widget)
         assert image is not None
-        picture = decode_sixel(image)
+        # Its paper is transparent: the cells under it are blank, in the card's colour.
+        assert screen_lines(widget) == [" " * 40] * 8
+        assert decode_sixel(image).getpixel((0, 0)) == (255, 0, 255), "paper left unpainted"
+        picture = decode_sixel(image, under=AMBER)
         assert picture.size == (40 * 18, 8 * 36), "exactly the box's cells"
-        assert close(picture.getpixel((0, 0)), (255, 179, 0)), "in the widget's background"
         assert reads_as(ocr_line(picture, scale=0.25), "K017")
-        # Under the image, the same drawing as a mosaic (what a screenshot shows).
-        assert screen_lines(widget) == mosaic("K017", 40, 8, Mosaic.SEXTANTS, (18, 36))
+        inked = {picture.getpixel((x, 144)) for x in range(0, 720, 3)}
+        assert any(close(colour, INK) for colour in inked), "in the widget's colour"
+
+
+async def test_a_screenshot_shows_the_label_as_its_mosaic() -> None:
+    app = LabelApp("K017", SIXEL)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        widget = app.query_one(BigLabel)
+        with for_screenshot():
+            strips = widget.render_lines(Region(0, 0, 40, 8))
+        assert [strip.text for strip in strips] == mosaic("K017", 40, 8, Mosaic.SEXTANTS, (18, 36))
+        assert not any(segment.control for strip in strips for segment in strip)
+        with for_screenshot():
+            svg = app.export_screenshot()
+        assert next(row for row in strips if row.text.strip()).text.split()[0] in svg.replace(
+            "&#160;", " "
+        )
+        assert sent_image(widget) is not None, "back to the image after the screenshot"
 
 
 async def test_the_image_is_placed_on_the_box_and_the_cursor_left_after_it() -> None:
@@ -115,8 +135,10 @@ async def test_new_colours_a_new_label_and_a_new_size_give_a_new_image() -> None
         first = decode_sixel(sent_image(widget) or "")
         widget.add_class("steady")
         await pilot.pause()
-        steady = decode_sixel(sent_image(widget) or "")
-        assert close(steady.getpixel((0, 0)), (16, 20, 24)), "the steady colours"
+        steady = decode_sixel(sent_image(widget) or "", under=INK)
+        inked = {steady.getpixel((x, 180)) for x in range(0, 60 * 18, 3)}
+        assert any(close(colour, AMBER) for colour in inked), "the steady colours: amber ink"
+        assert not any(close(colour, INK) for colour in inked - {INK}), "no dark ink any more"
         widget.label = "Z999"
         await pilot.pause()
         assert reads_as(ocr_line(decode_sixel(sent_image(widget) or ""), scale=0.25), "Z999")

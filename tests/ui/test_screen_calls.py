@@ -17,6 +17,8 @@ from boards import (
 )
 
 from lobby_display.app import LobbyApp
+from lobby_display.graphics.mosaic import Mosaic
+from lobby_display.graphics.terminal import Graphics
 from lobby_display.updates import TicketChanged
 
 
@@ -230,3 +232,25 @@ async def test_the_highlight_follows_the_announcement_when_its_sound_starts() ->
         app.tick()
         await pilot.pause()
         assert not panel.shown_cards[0].highlighted
+
+
+async def test_on_a_sixel_terminal_a_screenshot_still_shows_the_called_label() -> None:
+    clock, source = Clock(), FakeSource()
+    settings = make_settings()
+    sixel = Graphics(sixel=True, mosaic=Mosaic.SEXTANTS, cell=(18, 36))
+    app = LobbyApp(
+        settings, source, clock=clock, board=make_board(settings, at(-600)), graphics=sixel
+    )
+    async with app.run_test(size=(106, 30)) as pilot:
+        source.push(call("t-k017", "K017", "q-pass", 2, clock.now))
+        panel = app.now_calling
+        await wait_for(pilot, lambda: panel.shown_cards[0].big.label == "K017")
+        big = panel.shown_cards[0].big
+        assert big.shows_image, "the TV gets the image"
+        assert not "".join(big.render_line(y).text for y in range(big.size.height)).strip()
+        # What `lobby-display screenshot` writes holds the label's drawing, not a blank card.
+        svg = app.export_screenshot().replace("&#160;", " ")
+        rows = big.mosaic_rows
+        assert rows is not None
+        inked = [row.split()[0] for row in rows if row.strip()]
+        assert all(piece in svg for piece in inked)

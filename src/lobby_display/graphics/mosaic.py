@@ -28,6 +28,12 @@ class Mosaic(enum.Enum):
         """Dots across and down one cell."""
         return {"sextants": (2, 3), "quadrants": (2, 2), "half-blocks": (1, 2)}[self.value]
 
+    @property
+    def min_rows(self) -> int:
+        """Fewest rows whose dots draw a legible letter (about 8 dots high); fewer, and the
+        terminal's own letters read better."""
+        return {"sextants": 3, "quadrants": 4, "half-blocks": 4}[self.value]
+
 
 def _sextant(bits: int) -> str:
     # U+1FB00.. has every pattern but empty, full and the two half-cell columns, which exist

@@ -4,8 +4,7 @@ A label is paper and ink with anti-aliased edges, so its palette is known in adv
 steps from the background colour to the ink colour, each pixel taking the step nearest to its
 coverage. No colour quantisation is needed, the theme's colours come out exact, and the encoder
 works a band (six pixel rows) at a time with whole-row integer arithmetic instead of a loop per
-pixel. Every pixel of the box is painted, background included, so a new picture fully covers
-the previous one.
+pixel. Paper is painted too, or left transparent for the cells under it to show.
 """
 
 from __future__ import annotations
@@ -40,11 +39,12 @@ def palette(background: RGB, ink: RGB) -> list[RGB]:
     ]
 
 
-def encode(mask: Image.Image, background: RGB, ink: RGB) -> bytes:
+def encode(mask: Image.Image, background: RGB, ink: RGB, paint_background: bool = True) -> bytes:
     """The sixel sequence (DCS ... ST) that draws `mask` (mode "L") in `background` and `ink`.
 
     The picture is exactly the mask's size: a last band shorter than six rows paints only the
-    rows the mask has, so nothing spills below the box.
+    rows the mask has, so nothing spills below the box. Without `paint_background`, paper
+    (no coverage at all) is left transparent: what is under it shows, exactly in its colour.
     """
     width, height = mask.size
     steps = mask.point(_STEP_OF).tobytes()
@@ -56,7 +56,7 @@ def encode(mask: Image.Image, background: RGB, ink: RGB) -> bytes:
         rows = [steps[y * width : (y + 1) * width] for y in range(top, min(top + _BAND, height))]
         band = b"".join(rows)
         colours = []
-        for step in range(LEVELS):
+        for step in range(0 if paint_background else 1, LEVELS):
             if bytes((step,)) not in band:
                 continue
             select = _SELECT[step]

@@ -54,6 +54,12 @@ class Graphics:
     cjk_locale: str = ""
     """The place's CJK locale: which Noto Sans CJK face draws a CJK label."""
 
+    @property
+    def min_rows(self) -> int:
+        """Fewest rows a label is drawn in rather than written: 2 for an image (twice the
+        terminal's letters), the mosaic's own otherwise."""
+        return 2 if self.sixel else self.mosaic.min_rows
+
     def describe(self) -> str:
         """What the log says once at start."""
         if self.sixel:

@@ -1,15 +1,18 @@
 """A ticket label drawn large from a real typeface, filling its box: a sixel image or a mosaic.
 
 The label is rasterised to the box's pixels (`graphics.raster`) in the card's colours. Where the
-terminal shows sixel (foot on the TV), the image is sent after the box's last line, so it lies
-over the cells of this frame; under it the same drawing as a sub-cell mosaic fills the cells, so
-a screenshot (SVG export) and any terminal that drops the image still show the label. Elsewhere
-the mosaic alone is drawn. A label that cannot be drawn (no font, box too small) is plain bold
-text: never a blank card.
+terminal shows sixel (foot on the TV), the box's cells are drawn blank and the image is sent
+after the box's last line, so it lies over them; its paper is transparent, so the cells' own
+background shows through, exactly the card's colour (sixel colours are percentages: a painted
+background would be a shade off). Elsewhere, and in screenshots (`for_screenshot`), the same
+drawing is a sub-cell mosaic. A label that cannot be drawn (no font, box too small) is plain
+bold text: never a blank card.
 """
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Final
 
 from rich.control import Control
@@ -27,10 +30,6 @@ from lobby_display.graphics import sixel
 from lobby_display.graphics.mosaic import mosaic
 from lobby_display.graphics.raster import rasterise
 from lobby_display.graphics.terminal import Graphics
-
-#: Fewer rows than this, and the label is plain bold text: a drawing one row high is smaller
-#: and blurrier than the terminal's own letters.
-MIN_ROWS: Final = 2
 
 
 class BigLabel(Widget):
@@ -72,15 +71,23 @@ class BigLabel(Widget):
     def mosaic_rows(self) -> list[str] | None:
         """The mosaic rows drawn for the current size, or None when plain text is shown."""
         width, height = self.size
-        if height < MIN_ROWS:
-            return None
         graphics = self.graphics
+        if height < graphics.mosaic.min_rows:
+            return None
         return mosaic(
             self.label, width, height, graphics.mosaic, graphics.cell, graphics.cjk_locale
         )
 
+    @property
+    def shows_image(self) -> bool:
+        """Whether the label is sent as a sixel image over blank cells (not in screenshots)."""
+        return self.graphics.sixel and not _screenshot and self._sixel() is not None
+
     def render(self) -> RenderResult:
-        """The mosaic when the label can be drawn at this size; else the text itself."""
+        """Blank cells under the image; else the mosaic when the label can be drawn at this
+        size; else the text itself."""
+        if self.shows_image:
+            return Content("")
         rows = self.mosaic_rows
         if rows is None:
             # Content(...) keeps "[bold]" and the like literal: a label is data, not markup.
@@ -95,7 +102,7 @@ class BigLabel(Widget):
         """
         width, height = self.size
         style = self.visual_style
-        key = (self.label, width, height, style, self.graphics)
+        key = (self.label, width, height, style, self.graphics, _screenshot)
         lines = _DRAWN.get(key)
         if lines is None:
             if len(_DRAWN) >= _MAX_DRAWN:
@@ -112,8 +119,11 @@ class BigLabel(Widget):
         The image is sent only when the whole box is drawn in this frame: cells drawn over part
         of it would cut holes the image does not cover. A partial redraw asks for a whole one.
         """
+        if _screenshot:
+            # Past the lines Textual keeps: those are blank under an image.
+            return [self.render_line(y).crop(crop.x, crop.right) for y in crop.line_range]
         strips = super().render_lines(crop)
-        if not self.graphics.sixel or not strips:
+        if not self.shows_image or not strips:
             return strips
         width, height = self.size
         if crop != Region(0, 0, width, height):
@@ -137,9 +147,9 @@ class BigLabel(Widget):
     def _sixel(self) -> str | None:
         """The label as a sixel image of the box's pixels in the widget's colours, or None."""
         width, height = self.size
-        if height < MIN_ROWS:
-            return None
         graphics = self.graphics
+        if height < graphics.min_rows:
+            return None
         _, _, background, foreground = self.colors
         key = (self.label, width, height, background, foreground, graphics)
         image = _IMAGES.get(key)
@@ -152,10 +162,25 @@ class BigLabel(Widget):
             )
             if mask is None:
                 return None
-            image = _IMAGES[key] = sixel.encode(mask, _rgb(background), _rgb(foreground)).decode(
-                "ascii"
-            )
+            image = _IMAGES[key] = sixel.encode(
+                mask, _rgb(background), _rgb(foreground), paint_background=False
+            ).decode("ascii")
         return image
+
+
+@contextlib.contextmanager
+def for_screenshot() -> Iterator[None]:
+    """Within it, big labels draw their mosaic instead of sending an image: an SVG export
+    (`lobby-display screenshot`) records cells, not the terminal's pictures."""
+    global _screenshot
+    _screenshot = True
+    try:
+        yield
+    finally:
+        _screenshot = False
+
+
+_screenshot = False
 
 
 def _rgb(color: Color) -> tuple[int, int, int]:
@@ -168,4 +193,4 @@ _DRAWN: Final[dict[object, list[Strip]]] = {}
 _IMAGES: Final[dict[object, str]] = {}
 _MAX_DRAWN: Final = 32
 
-__all__ = ["BigLabel"]
+__all__ = ["BigLabel", "for_screenshot"]
