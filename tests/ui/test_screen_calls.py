@@ -18,6 +18,7 @@ from boards import (
 
 from lobby_display.app import LobbyApp
 from lobby_display.graphics.mosaic import Mosaic
+from lobby_display.graphics.raster import rasterise
 from lobby_display.graphics.terminal import Graphics
 from lobby_display.updates import TicketChanged
 
@@ -254,3 +255,32 @@ async def test_on_a_sixel_terminal_a_screenshot_still_shows_the_called_label() -
         assert rows is not None
         inked = [row.split()[0] for row in rows if row.strip()]
         assert all(piece in svg for piece in inked)
+
+
+async def test_calls_shown_together_are_drawn_at_one_size() -> None:
+    clock, source = Clock(), FakeSource()
+    app = calls_app(clock, source)
+    async with app.run_test(size=(106, 30)) as pilot:
+        source.push(
+            call("t-c7", "C7", "q-pass", 1, clock.now),
+            call("t-d42", "D0042", "q-civil", 2, clock.now),
+            call("t-b12", "B-12", "q-residence", 4, clock.now),
+        )
+        panel = app.now_calling
+        await wait_for(pilot, lambda: len(panel.shown_cards) == 3)
+        await pilot.pause()
+        heights = []
+        for card in panel.shown_cards:
+            big = card.big
+            assert big.max_size > 0
+            width, height = big.size
+            cell_width, cell_height = big.graphics.cell
+            drawing = rasterise(
+                big.label, width * cell_width, height * cell_height, "", big.max_size
+            )
+            assert drawing is not None
+            box = drawing.getbbox()
+            assert box is not None
+            heights.append(box[3] - box[1])
+        # Capitals and digits of one font size are one height: the short "C7" is not larger.
+        assert max(heights) - min(heights) <= 3, heights

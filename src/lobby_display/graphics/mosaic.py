@@ -59,12 +59,14 @@ def mosaic(
     kind: Mosaic,
     cell: tuple[int, int] = (10, 20),
     cjk_locale: str = "",
+    max_size: int = 0,
 ) -> list[str] | None:
     """`label` drawn in `columns` x `rows` cells of `kind`, one string per row (each `columns`
-    cells wide), for cells of `cell` pixels; None when it cannot be drawn (see `rasterise`)."""
+    cells wide), for cells of `cell` pixels, its font at most `max_size` pixels when given; None
+    when it cannot be drawn (see `rasterise`)."""
     across, down = kind.dots
     cell_width, cell_height = cell
-    drawing = rasterise(label, columns * cell_width, rows * cell_height, cjk_locale)
+    drawing = rasterise(label, columns * cell_width, rows * cell_height, cjk_locale, max_size)
     if drawing is None:
         return None
     dots = drawing.resize((columns * across, rows * down), Image.Resampling.BOX)

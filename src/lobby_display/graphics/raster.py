@@ -131,8 +131,11 @@ def drawable(label: str) -> bool:
     )
 
 
-def rasterise(label: str, width: int, height: int, cjk_locale: str = "") -> Image.Image | None:
-    """`label` drawn as large as fits `width` x `height` pixels: a coverage mask (mode "L").
+def rasterise(
+    label: str, width: int, height: int, cjk_locale: str = "", max_size: int = 0
+) -> Image.Image | None:
+    """`label` drawn as large as fits `width` x `height` pixels, and no larger than `max_size`
+    pixels when given (labels shown together share one size): a coverage mask (mode "L").
 
     None when the label cannot be drawn (empty, too long, not printable), the box is too small
     for legible ink (under 8 pixels high), or no font for its script is installed.
@@ -143,7 +146,7 @@ def rasterise(label: str, width: int, height: int, cjk_locale: str = "") -> Imag
     choice = font_for(script_of(text), cjk_locale)
     if choice is None:
         return None
-    return _rasterise(text, width, height, choice)
+    return _rasterise(text, width, height, choice, max_size)
 
 
 def fitted_size(label: str, width: int, height: int, cjk_locale: str = "") -> int:
@@ -177,10 +180,14 @@ def _fit(text: str, width: int, height: int, choice: FontChoice) -> tuple[int, i
 
 
 @functools.lru_cache(maxsize=128)
-def _rasterise(text: str, width: int, height: int, choice: FontChoice) -> Image.Image | None:
+def _rasterise(
+    text: str, width: int, height: int, choice: FontChoice, max_size: int
+) -> Image.Image | None:
     size, _, _ = _fit(text, width, height, choice)
     if not size:
         return None
+    if max_size:
+        size = min(size, max_size)
     # Drawn apart and cut to its ink, then pasted centred: the font's own box of the text is
     # off by a few pixels (side bearings), enough to push a short label off centre.
     font = _font(choice, size)

@@ -60,6 +60,15 @@ class BigLabel(Widget):
         self.set_reactive(BigLabel.label, label)
         self.graphics = graphics if graphics is not None else Graphics()
         """How the label is drawn (sixel or which mosaic, the cell size); see `set_graphics`."""
+        self.max_size = 0
+        """The largest font size (pixels) the label may be drawn at; 0: as large as it fits.
+        Labels shown together share one size (see `set_max_size`)."""
+
+    def set_max_size(self, size: int) -> None:
+        """Draw the label no larger than `size` pixels (0: as large as the box allows)."""
+        if size != self.max_size:
+            self.max_size = size
+            self.refresh()
 
     def set_graphics(self, graphics: Graphics) -> None:
         """Draw the label the way `graphics` says from the next frame on."""
@@ -75,7 +84,13 @@ class BigLabel(Widget):
         if height < graphics.mosaic.min_rows:
             return None
         return mosaic(
-            self.label, width, height, graphics.mosaic, graphics.cell, graphics.cjk_locale
+            self.label,
+            width,
+            height,
+            graphics.mosaic,
+            graphics.cell,
+            graphics.cjk_locale,
+            self.max_size,
         )
 
     @property
@@ -102,7 +117,7 @@ class BigLabel(Widget):
         """
         width, height = self.size
         style = self.visual_style
-        key = (self.label, width, height, style, self.graphics, _screenshot)
+        key = (self.label, width, height, style, self.graphics, self.max_size, _screenshot)
         lines = _DRAWN.get(key)
         if lines is None:
             if len(_DRAWN) >= _MAX_DRAWN:
@@ -151,14 +166,18 @@ class BigLabel(Widget):
         if height < graphics.min_rows:
             return None
         _, _, background, foreground = self.colors
-        key = (self.label, width, height, background, foreground, graphics)
+        key = (self.label, width, height, background, foreground, graphics, self.max_size)
         image = _IMAGES.get(key)
         if image is None:
             if len(_IMAGES) >= _MAX_DRAWN:
                 _IMAGES.clear()
             cell_width, cell_height = graphics.cell
             mask = rasterise(
-                self.label, width * cell_width, height * cell_height, graphics.cjk_locale
+                self.label,
+                width * cell_width,
+                height * cell_height,
+                graphics.cjk_locale,
+                self.max_size,
             )
             if mask is None:
                 return None

@@ -273,6 +273,9 @@ class NowCallingPanel(Panel):
             styles.grid_size_columns = columns
             styles.grid_size_rows = rows
             styles.grid_rows = str(row_height) if row_height > 0 else "1fr"
+        shared = shared_size(self._labels, columns, width, height - 1, self.graphics)
+        for card in self.cards:
+            card.big.set_max_size(shared)
 
     @property
     def shown_cards(self) -> list[CallCard]:
@@ -304,6 +307,25 @@ def cards_that_fit(labels: tuple[str, ...], width: int, height: int) -> int:
         if any(_readable(shown, columns, width, height) for columns in range(1, count + 1)):
             return count
     return min(1, len(labels))
+
+
+def shared_size(
+    labels: tuple[str, ...], columns: int, width: int, height: int, graphics: Graphics
+) -> int:
+    """The font size (pixels) at which all of `labels` fit their cards in `columns` columns of
+    `width` x `height`, so the calls of one moment are drawn alike (a "C7" beside a "D0042" is
+    not twice its size); 0 (each as large as it fits) for a single call."""
+    if len(labels) <= 1 or width <= 0 or height <= 0:
+        return 0
+    cell_width, cell_height = _cell(len(labels), columns, width, height)
+    pixels_wide, pixels_high = graphics.cell
+    sizes = [
+        fitted_size(
+            label, cell_width * pixels_wide, (cell_height - 2) * pixels_high, graphics.cjk_locale
+        )
+        for label in labels
+    ]
+    return min((size for size in sizes if size), default=0)
 
 
 def best_columns(
@@ -344,4 +366,5 @@ __all__ = [
     "NowCallingPanel",
     "best_columns",
     "cards_that_fit",
+    "shared_size",
 ]
