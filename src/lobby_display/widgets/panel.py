@@ -234,10 +234,10 @@ class LinePanel(Panel):
             )
         return self.draw_row(row)
 
-    def render_rows(self, renderable: RenderableType) -> list[Strip]:
-        """`renderable` drawn at the panel's width, as Textual draws a widget's content (the
-        panel's own style under each segment), one strip a line."""
-        width = self.size.width
+    def render_rows(self, renderable: RenderableType, width: int | None = None) -> list[Strip]:
+        """`renderable` drawn at the panel's width (or `width` cells), as Textual draws a
+        widget's content (the panel's own style under each segment), one strip a line."""
+        width = self.size.width if width is None else width
         options = self.app.console_options.update(highlight=False, width=width)
         base = self.visual_style.rich_style
         segments = self.app.console.render(renderable, options)
