@@ -65,8 +65,9 @@ QUIT_BINDING: Final = "lobby-display.quit"
 DEMO_BANNER: Final = "demo"
 #: Screens at least this many cells wide put the calls beside the queues; narrower ones stack.
 WIDE_FROM: Final = 110
-#: Screens at least this many lines high get a roomier header.
-TALL_FROM: Final = 30
+#: Screens at least this many lines high get a roomier header (the TV's 30 lines go to the calls
+#: and the queues).
+TALL_FROM: Final = 40
 #: A source that ran this long before failing is started again after the first delay.
 HEALTHY_RUN_SECONDS: Final = 60.0
 #: Queue rows and counters, the dearest parts to draw, are redrawn this long after they change
@@ -319,7 +320,9 @@ class LobbyApp(App[None], inherit_bindings=False):
         self.connecting = ConnectingNotice(id="connecting")
         self.now_calling = NowCallingPanel(id="now-calling")
         self.now_calling.set_graphics(self._label_graphics(settings.display, graphics))
-        self.recent_calls = RecentCallsPanel(id="recent-calls")
+        self.recent_calls = RecentCallsPanel(
+            capacity=settings.display.recent_calls, id="recent-calls"
+        )
         self.queue_board = QueueBoard(id="queues")
         self.counters = CountersPanel(id="counters")
         self.status_line = StatusLine(id="status")
@@ -332,10 +335,11 @@ class LobbyApp(App[None], inherit_bindings=False):
         with Horizontal(id="main"):
             with Vertical(id="calls"):
                 yield self.now_calling
-                yield self.recent_calls
+                with Vertical(id="side"):
+                    yield self.recent_calls
+                    yield self.counters
             with Vertical(id="info"):
                 yield self.queue_board
-                yield self.counters
         yield self.status_line
 
     def on_mount(self) -> None:
@@ -671,6 +675,7 @@ class LobbyApp(App[None], inherit_bindings=False):
             counter_ids=kept.counter_ids,
         )
         self._configure(settings.display)
+        self.recent_calls.capacity = settings.display.recent_calls
         self._dirty.everything()
         if self._mounted:
             self.tick()

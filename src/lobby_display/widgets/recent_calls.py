@@ -1,7 +1,9 @@
 """The recent calls: ticket, counter and time of the last tickets called, newest first.
 
 The call on the "now calling" area is listed too, at the top, so someone who looked away can
-find their ticket here. Only as many calls as fit are listed; none is ever half drawn.
+find their ticket here. Only as many calls as fit are listed; none is ever half drawn. The panel
+is never taller than its `capacity` (the configured number of calls) needs: the screen's layout
+gives the rest to the other parts.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import ClassVar, Final, cast
 from rich.cells import cell_len
 from rich.table import Table
 from rich.text import Text
+from textual.geometry import Size
 from textual.strip import Strip
 
 from lobby_display import messages
@@ -41,6 +44,8 @@ class RecentCallsText:
 
 #: The row key of the headings line.
 _HEADINGS: Final = "headings"
+#: Lines of the panel's frame (its top and bottom borders).
+_FRAME_LINES: Final = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,8 +57,16 @@ class _Columns:
     headings: tuple[str, str, str]
 
 
+#: Calls listed when nothing says how many (the default of `display.recent_calls`).
+DEFAULT_CAPACITY: Final = 6
+
+
 class RecentCallsPanel(LinePanel):
-    """The last calls, newest first: label, counter, time."""
+    """The last calls, newest first: label, counter, time.
+
+    `capacity` is how many calls the list holds: the panel is at most as tall as they need (a
+    heading line and a line per call), whatever its height in the layout; none hides it.
+    """
 
     DEFAULT_CSS = """
     RecentCallsPanel {
@@ -78,10 +91,38 @@ class RecentCallsPanel(LinePanel):
         "recent-calls--message",
     }
 
-    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        capacity: int = DEFAULT_CAPACITY,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
         super().__init__(id=id, classes=classes)
         self.content: RecentCallsText | None = None
         """What the list says; set by `show`."""
+        self._capacity = -1
+        self.capacity = capacity
+
+    @property
+    def capacity(self) -> int:
+        """How many calls the list holds (`display.recent_calls`)."""
+        return self._capacity
+
+    @capacity.setter
+    def capacity(self, count: int) -> None:
+        count = max(count, 0)
+        if count == self._capacity:
+            return
+        self._capacity = count
+        self.display = count > 0
+        # The heading line, a line per call, and the frame.
+        self.styles.max_height = count + 1 + _FRAME_LINES
+        self.refresh(layout=True)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        """With `height: auto`: the heading and `capacity` calls, within a third of the screen."""
+        return max(min(self._capacity + 1, viewport.height // 3 - _FRAME_LINES), 2)
 
     def show(self, calls: Sequence[CallView], health: HealthView, shown: Shown) -> None:
         """List `calls` (newest first), marked with their part's health."""
@@ -171,4 +212,4 @@ class RecentCallsPanel(LinePanel):
         return self.render_rows(table)
 
 
-__all__ = ["RecentCallRow", "RecentCallsPanel", "RecentCallsText"]
+__all__ = ["DEFAULT_CAPACITY", "RecentCallRow", "RecentCallsPanel", "RecentCallsText"]
