@@ -29,7 +29,6 @@ from lobby_display.board import Board, BoardSettings
 from lobby_display.client import DisplayClient
 from lobby_display.config import ConfigError, Settings
 from lobby_display.feeds import Feeds, load_reference
-from lobby_display.graphics.terminal import Graphics, detect
 from lobby_display.service import Notifier, setup_logging, status_text, watchdog_period
 from lobby_display.state import BoardStore
 from lobby_display.updates import Call, Feed, FeedHealth, FeedStatus, Update
@@ -37,6 +36,7 @@ from lobby_display.updates import Call, Feed, FeedHealth, FeedStatus, Update
 if TYPE_CHECKING:
     from lobby_display.announce import Announcer
     from lobby_display.app import AppHooks, LobbyApp, Source
+    from lobby_display.graphics.terminal import Graphics
 
 #: The screen's module: Textual and the widgets (imported when the screen is built, not before).
 SCREEN_MODULE = "lobby_display.app"
@@ -344,11 +344,14 @@ def run(settings: Settings) -> int:
     setup_logging(settings)
     log.info("lobby-display starting for place %s", settings.place.id)
     kiosk = Kiosk(settings)
-    # Asked before the screen starts: once it runs, the terminal's answers would reach it as keys.
-    graphics = detect(settings.display.graphics)
     # One loop for the feeds started early and for the screen, which runs on it (`loop=`).
     with asyncio.Runner() as runner:
         feeds, board = runner.run(_start(settings, kiosk))
+        from lobby_display.graphics.terminal import detect
+
+        # Asked once the screen's code is in (it brings the picture code) and before the screen
+        # starts: once it runs, the terminal's answers would reach it as key presses.
+        graphics = detect(settings.display.graphics)
         app = _screen(settings, kiosk, board, feeds.source, graphics)
         try:
             app.run(loop=runner.get_loop())
