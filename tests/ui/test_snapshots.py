@@ -1,5 +1,6 @@
 """Snapshots of the screen (SVG, tests/ui/__snapshots__): the fixture board in each of the nine
-locales, at the smallest, a middle and the largest size, and in its other states.
+locales, at the smallest, the TV's (106x30), a middle and the largest size, and in its other
+states.
 
 The clock is fixed, so the date, the time and the relative times never change. After a change
 to the screen: `pytest tests/ui/test_snapshots.py --snapshot-update`, then look at the SVGs
@@ -25,7 +26,9 @@ def test_each_locale_at_120x34(snap_compare: SnapCompare, locale: str) -> None:
     assert snap_compare(board_app([locale]), terminal_size=(120, 34))
 
 
-@pytest.mark.parametrize("size", [(80, 24), (160, 45), (240, 67)], ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize(
+    "size", [(80, 24), (106, 30), (160, 45), (240, 67)], ids=lambda s: f"{s[0]}x{s[1]}"
+)
 def test_sizes(snap_compare: SnapCompare, size: tuple[int, int]) -> None:
     assert snap_compare(board_app(["en_US"]), terminal_size=size)
 
