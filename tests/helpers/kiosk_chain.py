@@ -13,9 +13,8 @@ product ships (FIELD-NOTES, "The real kiosk chain"), in a form the tests and
 sway and foot refuse to run as root, so as root the chain runs as an unprivileged system user
 (`CHAIN_USER`, created if missing); as any other user it runs as that user. The project's venv
 Python may live where that user cannot go (root's home), so the chain runs Debian's
-/usr/bin/python3 (same minor version) on a world-readable copy of the project's package and of
-the installed distributions it depends on (`runtime()`), made once per version of the sources
-and reused.
+/usr/bin/python3 (same minor version) on world-readable copies of the project's package and of
+the installed distributions it depends on (`runtime()`), made once per version and reused.
 
 `missing_tools()` names what is not installed; `read_label()` is the legibility check (OCR of
 the picture scaled to 25 %).
@@ -188,53 +187,87 @@ def _closure() -> list[metadata.Distribution]:
     return sorted(found.values(), key=lambda dist: dist.metadata["Name"].lower())
 
 
-def _fingerprint(dists: Sequence[metadata.Distribution]) -> str:
-    digest = hashlib.sha256(sys.version.encode())
-    digest.update((ROOT / "pyproject.toml").read_bytes())
-    for dist in dists:
-        digest.update(f"{dist.metadata['Name']}=={dist.version}\n".encode())
-    package = ROOT / "src" / "lobby_display"
-    for path in sorted(package.rglob("*")):
-        if path.is_file() and "__pycache__" not in path.parts:
-            digest.update(str(path.relative_to(package)).encode())
-            digest.update(path.read_bytes())
+def _digest(*parts: bytes) -> str:
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(part)
     return digest.hexdigest()[:16]
 
 
-def runtime(base: Path = Path("/var/tmp")) -> Runtime:
-    """Debian's Python and a world-readable copy of the project and its dependencies.
+def _sources() -> list[tuple[str, bytes]]:
+    package = ROOT / "src" / "lobby_display"
+    return [
+        (str(path.relative_to(package)), path.read_bytes())
+        for path in sorted(package.rglob("*"))
+        if path.is_file() and "__pycache__" not in path.parts
+    ]
 
-    The copy (`base/lobby-display-chain-HASH`, HASH of pyproject.toml, the sources and the
-    installed versions) is made once and reused by every session of the run, and by later
-    runs while nothing changed. It holds the same files as a non-editable install: our package
-    and the files the installed distributions recorded, compiled modules included (the same
-    CPython minor version reads them).
+
+def _made_once(target: Path, fill: Callable[[Path], None]) -> Path:
+    """`target`, filled by `fill(folder)` once (in a sibling, then renamed), world-readable."""
+    if (target / ".complete").exists():
+        return target
+    building = Path(tempfile.mkdtemp(prefix=f"{target.name}.", dir=target.parent))
+    try:
+        fill(building)
+        subprocess.run(["chmod", "-R", "a+rX,go-w", str(building)], check=True, timeout=60)
+        (building / ".complete").touch()
+        building.rename(target)
+    except OSError:
+        if not (target / ".complete").exists():
+            raise
+    finally:
+        shutil.rmtree(building, ignore_errors=True)  # made meanwhile by another run: theirs
+    return target
+
+
+def _prune(base: Path, keep: set[Path], days: float = 1.0) -> None:
+    """Remove copies made for other versions that nobody used for `days`."""
+    limit = time.time() - days * 86400
+    for old in base.glob("lobby-display-chain-*"):
+        with contextlib.suppress(OSError):
+            if old not in keep and old.is_dir() and old.stat().st_mtime < limit:
+                shutil.rmtree(old, ignore_errors=True)
+
+
+def runtime(base: Path = Path("/var/tmp")) -> Runtime:
+    """Debian's Python, and world-readable copies of the project and of its dependencies.
+
+    The same files as a non-editable install: our package as it is in src/ now, and the files
+    the installed distributions recorded, compiled modules included (the same CPython minor
+    version reads them). Each copy is made once and reused while nothing changes: the
+    dependencies (`base/lobby-display-chain-deps-HASH`, by Python and distribution versions,
+    about 110 MB) and the package (`...-src-HASH`, by the sources' contents); copies unused
+    for a day are removed.
     """
     dists = _closure()
-    target = base / f"lobby-display-chain-{_fingerprint(dists)}"
-    if (target / ".complete").exists():
-        return Runtime(system_python(), str(target))
-    building = Path(tempfile.mkdtemp(prefix=f"{target.name}.", dir=base))
-    for dist in dists:
-        for file in dist.files or []:
-            source = Path(str(dist.locate_file(file)))
-            if file.parts[0] == ".." or not source.is_file():
-                continue  # scripts in bin/, and the like
-            copy = building / file
+    versions = "".join(f"{dist.metadata['Name']}=={dist.version}\n" for dist in dists)
+
+    def fill_deps(folder: Path) -> None:
+        for dist in dists:
+            for file in dist.files or []:
+                source = Path(str(dist.locate_file(file)))
+                if file.parts[0] == ".." or not source.is_file():
+                    continue  # scripts in bin/, and the like
+                copy = folder / file
+                copy.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(source, copy)
+
+    def fill_src(folder: Path) -> None:
+        for name, content in sources:
+            copy = folder / "lobby_display" / name
             copy.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, copy)
-    shutil.copytree(
-        ROOT / "src" / "lobby_display",
-        building / "lobby_display",
-        ignore=shutil.ignore_patterns("__pycache__"),
-    )
-    subprocess.run(["chmod", "-R", "a+rX,go-w", str(building)], check=True, timeout=60)
-    (building / ".complete").touch()
-    try:
-        building.rename(target)
-    except OSError:  # made meanwhile by another process: use that one
-        shutil.rmtree(building, ignore_errors=True)
-    return Runtime(system_python(), str(target))
+            copy.write_bytes(content)
+
+    sources = _sources()
+    deps_key = _digest(sys.version.encode(), versions.encode())
+    src_key = _digest(*(part for name, content in sources for part in (name.encode(), content)))
+    deps = _made_once(base / f"lobby-display-chain-deps-{deps_key}", fill_deps)
+    src = _made_once(base / f"lobby-display-chain-src-{src_key}", fill_src)
+    for used in (deps, src):
+        os.utime(used)
+    _prune(base, {deps, src})
+    return Runtime(system_python(), f"{src}:{deps}")
 
 
 # --------------------------------------------------------------------------------------------
