@@ -47,7 +47,8 @@ messages: $(STAMP)
 catalogs: $(STAMP)
 	$(BIN)/pybabel compile -d src/lobby_display/locales -D lobby_display
 
-# PNG screenshots of the demo for the README (needs rsvg-convert and the CJK and Thai fonts).
+# PNG screenshots for the README from the real kiosk chain (sway headless, foot, grim) into
+# docs/screenshots/; as root, with sway, foot, grim, tesseract-ocr and the fonts (.ci/run's).
 screenshots: $(STAMP)
 	$(BIN)/python tools/screenshots.py
 

@@ -882,34 +882,45 @@ class Scene:
         self.last_call = self.live_at
         self.chain.wait_until(lambda picture: colours(picture) > 16, timeout=30)
 
-    def call(self, labels: Sequence[str], counters: Sequence[int | str] | None = None) -> None:
-        """Call `labels` (together, in this order), alone on the screen: first wait until the
-        previous calls are more than highlight_seconds old."""
+    def call(
+        self,
+        labels: Sequence[str],
+        counters: Sequence[int | str] | None = None,
+        alone: bool = True,
+    ) -> None:
+        """Call `labels` (together, in this order) at `counters` (default: the desks in turn).
+        `alone`: first wait until the previous calls are more than highlight_seconds old, so
+        that these are the only ones in the "now calling" area."""
         pause = self.last_call + self.highlight_seconds + 1.0 - time.monotonic()
-        if pause > 0:
+        if alone and pause > 0:
             time.sleep(pause)
         self.simulator.call_tickets(labels, counters)
         self.last_call = time.monotonic()
 
     def wait_for(
-        self, labels: Sequence[str], highlighted: bool, timeout: float | None = None
+        self,
+        labels: Sequence[str],
+        highlighted: bool,
+        timeout: float | None = None,
+        fold: Callable[[str], str] = str,
     ) -> tuple[Any, list[SeenLabel]]:
         """Capture until the screen shows `labels` (in any order) as its only big labels, all
         highlighted (or all steady), as OCR reads them from afar; return that picture and what
         was read. After `timeout` seconds from the call (default: the highlight's length and 2 s
         more, or 15 s more for steady), return the last picture and reading, whatever they are.
+        `fold` maps both what is wanted and what is read before they are compared.
         """
         if timeout is None:
             timeout = self.highlight_seconds + (2 if highlighted else 15)
         deadline = self.last_call + timeout
-        wanted = sorted(labels)
+        wanted = sorted(fold(label) for label in labels)
         while True:
             picture = self.chain.capture()
             places = find_labels(picture)
             seen: list[SeenLabel] = []
             if len(places) == len(wanted) and all(p.highlighted == highlighted for p in places):
                 seen = read_labels(picture)
-                if sorted(item.text for item in seen) == wanted:
+                if sorted(fold(item.text) for item in seen) == wanted:
                     return picture, seen
             if time.monotonic() > deadline or self.chain.exited() is not None:
                 return picture, seen or read_labels(picture)
