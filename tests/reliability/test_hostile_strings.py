@@ -43,8 +43,10 @@ INVALID_UTF8 = (b"\xff\xfe\xc3HB11", b"HB11")
 
 #: The escape sequences Textual 8.2.8 writes: SGR colours, cursor moves, its DEC private modes
 #: (alternate screen, cursor, focus, paste, sync output, mouse), the kitty keyboard protocol,
-#: mode queries, and the pointer-shape OSC 22.
+#: mode queries, and the pointer-shape OSC 22; and the display's own two questions before the
+#: screen starts (DA1, and the cell size where the pty does not give it: graphics.terminal).
 ALLOWED_ESCAPES = re.compile(
+    rb"\x1b\[c|\x1b\[16t|"
     rb"\x1b\[[0-9;:]*m"
     rb"|\x1b\[\d+;\d+H"
     rb"|\x1b\[\?\d+[hl]"
