@@ -877,10 +877,15 @@ class Scene:
                 raise ChainError(f"the display never read its feeds ({feeds})\n{self.chain.logs()}")
             time.sleep(0.2)
         self.live_at = time.monotonic()
-        # The calls in the first snapshot are highlighted from now: a call made within
-        # highlight_seconds would share the "now calling" area with them.
-        self.last_call = self.live_at
-        self.chain.wait_until(lambda picture: colours(picture) > 16, timeout=30)
+        picture = self.chain.wait_until(lambda picture: colours(picture) > 16, timeout=30)
+        # The calls of the first snapshot (if any) are highlighted from when the screen took
+        # them, which may be seconds after the feeds connected (a slow start, a 4K screen): a
+        # call made within highlight_seconds of then would share the "now calling" area.
+        deadline = time.monotonic() + 10
+        while not find_labels(picture) and time.monotonic() < deadline:
+            time.sleep(0.3)
+            picture = self.chain.capture()
+        self.last_call = time.monotonic()
 
     def call(
         self,

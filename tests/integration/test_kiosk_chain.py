@@ -97,12 +97,15 @@ def keep(picture: Any, name: str) -> None:
 
 
 def described(seen: list[SeenLabel], picture: Any, screen: Scene) -> str:
+    """What was read, where and how big, when; and the ends of the chain's logs."""
     cell = cell_height(picture) * FAR
-    return f"{screen.since_call():.1f} s after the call: " + "; ".join(
+    labels = "; ".join(
         f"{label.text!r} ({'highlighted' if label.highlighted else 'steady'}, at {label.box}, "
         f"word heights {[round(h / cell, 2) for h in label.word_heights]} cells from afar)"
         for label in seen
     )
+    when = f"{screen.since_call():.1f} s after the call"
+    return f"{when}: {labels or 'no big label'}\n{screen.chain.logs()}"
 
 
 @pytest.mark.parametrize("screen", list(SIZES), indirect=True)
