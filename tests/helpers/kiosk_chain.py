@@ -6,9 +6,12 @@ starts `lobby-display run` against a config; grim captures the output. This is t
 product ships (FIELD-NOTES, "The real kiosk chain"), in a form the tests and
 `tools/screenshots.py` share:
 
-    with KioskChain(config, size=(1920, 1080)) as chain:
-        chain.wait_until(lambda shot: not is_blank(shot))
-        picture = chain.capture()                    # a PIL image
+    with KioskChain(config, size=(1920, 1080)) as chain:   # config: readable by CHAIN_USER
+        picture = chain.wait_until(lambda shot: colours(shot) > 16)   # a PIL image
+        labels = read_labels(picture)                # the big labels, as OCR reads them from afar
+
+`Scene` puts the simulator behind it, with calls made on cue (the tests and the screenshots use
+that).
 
 sway and foot refuse to run as root, so as root the chain runs as an unprivileged system user
 (`CHAIN_USER`, created if missing); as any other user it runs as that user. The project's venv
@@ -16,7 +19,7 @@ Python may live where that user cannot go (root's home), so the chain runs Debia
 /usr/bin/python3 (same minor version) on world-readable copies of the project's package and of
 the installed distributions it depends on (`runtime()`), made once per version and reused.
 
-`missing_tools()` names what is not installed; `read_label()` is the legibility check (OCR of
+`missing_tools()` names what is not installed; `read_labels()` is the legibility check (OCR of
 the picture scaled to 25 %).
 """
 
