@@ -3,6 +3,7 @@ the highlight ends on time, simultaneous calls share the space, the announcer he
 
 from __future__ import annotations
 
+import pytest
 from boards import (
     Clock,
     FakeSource,
@@ -284,3 +285,36 @@ async def test_calls_shown_together_are_drawn_at_one_size() -> None:
             heights.append(box[3] - box[1])
         # Capitals and digits of one font size are one height: the short "C7" is not larger.
         assert max(heights) - min(heights) <= 3, heights
+
+
+@pytest.mark.parametrize(
+    "graphics",
+    [Graphics(), Graphics(mosaic=Mosaic.SEXTANTS), Graphics(sixel=True, cell=(18, 36))],
+    ids=["quadrants", "sextants", "sixel"],
+)
+async def test_at_80x24_the_call_just_made_is_drawn_whatever_the_terminal(
+    graphics: Graphics,
+) -> None:
+    """Six calls at once on the smallest screen: fewer cards rather than the newest as text."""
+    clock, source = Clock(), FakeSource()
+    settings = make_settings()
+    app = LobbyApp(
+        settings, source, clock=clock, board=make_board(settings, at(-600)), graphics=graphics
+    )
+    async with app.run_test(size=(80, 24)) as pilot:
+        labels = ["A001", "B002", "C003", "D004", "E005", "F006"]
+        source.push(
+            *(
+                call(f"t-{label}", label, "q-pass", number + 1, clock.now)
+                for number, label in enumerate(labels)
+            )
+        )
+        panel = app.now_calling
+        await wait_for(pilot, lambda: bool(panel.shown_cards) and panel.shown_cards[0].highlighted)
+        await pilot.pause()
+        cards = panel.shown_cards
+        assert cards[0].big.label == "F006"
+        for card in cards:
+            big = card.big
+            drawn = big.shows_image if graphics.sixel else big.mosaic_rows is not None
+            assert drawn, f"{big.label} in a {big.size} box is plain text"

@@ -60,6 +60,11 @@ class Graphics:
         terminal's letters), the mosaic's own otherwise."""
         return 2 if self.sixel else self.mosaic.min_rows
 
+    def legible(self, size: int) -> bool:
+        """Whether a label drawn at font `size` (pixels) is worth drawing rather than writing:
+        its letters at least `min_rows` high (a short label in a narrow box is drawn small)."""
+        return size > 0 and size * 4 >= self.min_rows * self.cell[1] * 3
+
     def describe(self) -> str:
         """What the log says once at start."""
         if self.sixel:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Final
 
 from rich.control import Control
@@ -28,7 +29,7 @@ from textual.widget import Widget
 
 from lobby_display.graphics import sixel
 from lobby_display.graphics.mosaic import mosaic
-from lobby_display.graphics.raster import rasterise
+from lobby_display.graphics.raster import fitted_size, rasterise
 from lobby_display.graphics.terminal import Graphics
 
 
@@ -80,8 +81,8 @@ class BigLabel(Widget):
     def mosaic_rows(self) -> list[str] | None:
         """The mosaic rows drawn for the current size, or None when plain text is shown."""
         width, height = self.size
-        graphics = self.graphics
-        if height < graphics.mosaic.min_rows:
+        graphics = replace(self.graphics, sixel=False)
+        if not graphics.legible(self._drawn_size(graphics)):
             return None
         return mosaic(
             self.label,
@@ -97,6 +98,17 @@ class BigLabel(Widget):
     def shows_image(self) -> bool:
         """Whether the label is sent as a sixel image over blank cells (not in screenshots)."""
         return self.graphics.sixel and not _screenshot and self._sixel() is not None
+
+    def _drawn_size(self, graphics: Graphics) -> int:
+        """The font size (pixels) the label is drawn at in this box for `graphics`' cells."""
+        width, height = self.size
+        if height < graphics.min_rows:
+            return 0
+        cell_width, cell_height = graphics.cell
+        size = fitted_size(
+            self.label, width * cell_width, height * cell_height, graphics.cjk_locale
+        )
+        return min(size, self.max_size) if self.max_size else size
 
     def render(self) -> RenderResult:
         """Blank cells under the image; else the mosaic when the label can be drawn at this
@@ -163,7 +175,7 @@ class BigLabel(Widget):
         """The label as a sixel image of the box's pixels in the widget's colours, or None."""
         width, height = self.size
         graphics = self.graphics
-        if height < graphics.min_rows:
+        if not graphics.legible(self._drawn_size(graphics)):
             return None
         _, _, background, foreground = self.colors
         key = (self.label, width, height, background, foreground, graphics, self.max_size)

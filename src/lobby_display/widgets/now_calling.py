@@ -7,6 +7,7 @@ time, then stays on, steady, until the next call.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -228,7 +229,8 @@ class NowCallingPanel(Panel):
         # On a small screen, only the newest calls that fit readably (the rest are listed in
         # the recent calls): a card squeezed to nothing would hide the call just made.
         width, height = self.content_size
-        calls = calls[: cards_that_fit(tuple(v.call.label for v in calls), width, height - 1)]
+        labels = tuple(view.call.label for view in calls)
+        calls = calls[: cards_that_fit(labels, width, height - 1, self.graphics)]
         if self.withdrawn:
             self.message.set_text(shown.text.text(messages.NOT_AVAILABLE))
         elif not calls:
@@ -296,12 +298,40 @@ def _readable(labels: tuple[str, ...], columns: int, width: int, height: int) ->
     return cell_height >= 2 and cell_width >= max(cell_len(label) for label in labels)
 
 
-def cards_that_fit(labels: tuple[str, ...], width: int, height: int) -> int:
-    """How many of `labels` (newest first) can each have a readable card in `width` x `height`
-    (see `_readable`), in some number of columns; at least one. Before the panel has a size
-    (0 x 0), all of them."""
+def _drawn(
+    labels: tuple[str, ...], columns: int, width: int, height: int, graphics: Graphics
+) -> bool:
+    """Each card's label box (the card less its counter and recall lines) is tall enough for a
+    drawing (`Graphics.min_rows`) and every label fits it legibly (`Graphics.legible`)."""
+    cell_width, cell_height = _cell(len(labels), columns, width, height)
+    rows = cell_height - 2
+    if rows < graphics.min_rows:
+        return False
+    pixels_wide, pixels_high = graphics.cell
+    return all(
+        graphics.legible(
+            fitted_size(label, cell_width * pixels_wide, rows * pixels_high, graphics.cjk_locale)
+        )
+        for label in labels
+    )
+
+
+# Asked at every change of the calls with the same few labels and sizes: measured once.
+@functools.lru_cache(maxsize=64)
+def cards_that_fit(
+    labels: tuple[str, ...], width: int, height: int, graphics: Graphics | None = None
+) -> int:
+    """How many of `labels` (newest first) get a card in `width` x `height`: as many as can each
+    have their label drawn (see `_drawn`), so the call just made is never left as plain text;
+    where not even one can, as many as can each be read as text (see `_readable`); at least
+    one. Before the panel has a size (0 x 0), all of them."""
     if width <= 0 or height <= 0:
         return len(labels)
+    graphics = graphics if graphics is not None else Graphics()
+    for count in range(len(labels), 0, -1):
+        shown = labels[:count]
+        if any(_drawn(shown, columns, width, height, graphics) for columns in range(1, count + 1)):
+            return count
     for count in range(len(labels), 1, -1):
         shown = labels[:count]
         if any(_readable(shown, columns, width, height) for columns in range(1, count + 1)):
@@ -328,6 +358,7 @@ def shared_size(
     return min((size for size in sizes if size), default=0)
 
 
+@functools.lru_cache(maxsize=64)
 def best_columns(
     labels: tuple[str, ...], width: int, height: int, graphics: Graphics | None = None
 ) -> int:
