@@ -45,6 +45,7 @@ from lobby_display.redaction import redact
 from lobby_display.service import install_signal_handlers, reload_config
 from lobby_display.updates import Call, FeedHealth, ReferenceData, Update
 from lobby_display.views import PART_FEED, Part
+from lobby_display.widgets.big_label import for_screenshot
 from lobby_display.widgets.connecting import ConnectingNotice
 from lobby_display.widgets.counters import CountersPanel
 from lobby_display.widgets.header import HeaderBar
@@ -653,6 +654,11 @@ class LobbyApp(App[None], inherit_bindings=False):
             graphics = choose(display.graphics, "", TerminalAnswers())
         cjk = next((locale for locale in display.locales if locale in CJK_FACES), "")
         return replace(graphics, cjk_locale=cjk)
+
+    def export_screenshot(self, *, title: str | None = None, simplify: bool = False) -> str:
+        """The screen as SVG, big labels drawn as their mosaic (an SVG holds no sixel image)."""
+        with for_screenshot():
+            return super().export_screenshot(title=title, simplify=simplify)
 
     def _mark_console(self) -> None:
         # The console theme also changes borders to glyphs the Linux console has (app.tcss).
