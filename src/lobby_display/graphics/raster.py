@@ -188,17 +188,9 @@ def _rasterise(
         return None
     if max_size:
         size = min(size, max_size)
-    # Drawn apart and cut to its ink, then pasted centred: the font's own box of the text is
-    # off by a few pixels (side bearings), enough to push a short label off centre.
-    font = _font(choice, size)
-    left, top, right, bottom = (int(edge) for edge in font.getbbox(text))
-    pad = size // 4
-    ink = Image.new("L", (right - left + 2 * pad, bottom - top + 2 * pad), 0)
-    ImageDraw.Draw(ink).text((pad - left, pad - top), text, fill=255, font=font)
-    box = ink.getbbox()
-    if box is None:
+    ink = _ink(text, size, choice)
+    if ink is None:
         return None
-    ink = ink.crop(box)
     if ink.width > width or ink.height > height:  # a font whose own box undersells its ink
         scale = min(width / ink.width, height / ink.height)
         ink = ink.resize(
@@ -208,6 +200,21 @@ def _rasterise(
     ink_width, ink_height = ink.size
     image.paste(ink, ((width - ink_width) // 2, (height - ink_height) // 2))
     return image
+
+
+@functools.lru_cache(maxsize=32)
+def _ink(text: str, size: int, choice: FontChoice) -> Image.Image | None:
+    """`text` drawn at `size` and cut to its ink (None: no ink). Drawn apart, then pasted centred
+    by the caller: the font's own box of the text is off by a few pixels (side bearings), enough
+    to push a short label off centre. The same ink serves every box it is centred in (cards of
+    other widths; the calls shown together share one size)."""
+    font = _font(choice, size)
+    left, top, right, bottom = (int(edge) for edge in font.getbbox(text))
+    pad = size // 4
+    ink = Image.new("L", (right - left + 2 * pad, bottom - top + 2 * pad), 0)
+    ImageDraw.Draw(ink).text((pad - left, pad - top), text, fill=255, font=font)
+    box = ink.getbbox()
+    return None if box is None else ink.crop(box)
 
 
 __all__ = [

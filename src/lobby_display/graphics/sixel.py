@@ -3,12 +3,17 @@
 A label is paper and ink with anti-aliased edges, so its palette is known in advance: `LEVELS`
 steps from the background colour to the ink colour, each pixel taking the step nearest to its
 coverage. No colour quantisation is needed, the theme's colours come out exact, and the encoder
-works a band (six pixel rows) at a time with whole-row integer arithmetic instead of a loop per
-pixel. Paper is painted too, or left transparent for the cells under it to show.
+works on whole rows with integer arithmetic instead of a loop per pixel: the steps of two rows
+share a byte, so one translation per pair of rows gives a step's sixel bits, for every band of
+the picture at once. The ink (the box around its pixels) is encoded once and kept: the same
+label at the same size in a box of another width or in other colours costs only its placing.
+Paper is painted too (the whole band in one run, the other steps over it), or left transparent
+for the cells under it to show.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Final
 
@@ -20,14 +25,31 @@ LEVELS: Final = 16
 _BAND: Final = 6
 _START: Final = b"\x1bP0;1;0q"  # P2=1: pixels not painted keep what is under them
 _END: Final = b"\x1b\\"
-_RUN = re.compile(rb"(.)\1{3,}")
+#: Runs worth a repeat: gaps (no pixel of the step) and full columns. Other runs are short and
+#: rare in a label; a pattern that starts with a literal is searched for fast.
+_GAPS = re.compile(rb"(\?{4,})")
+_FULLS = re.compile(rb"(~{4,})")
 #: Coverage 0-255 -> step 0-(LEVELS-1).
 _STEP_OF: Final = [(value * (LEVELS - 1) + 127) // 255 for value in range(256)]
 
-#: For each step, a translation table that turns that step into 1 and every other byte into 0.
-_SELECT: Final = [bytes(int(value == step) for value in range(256)) for step in range(LEVELS)]
+#: For each step, three translation tables, one per pair of rows of a band: a byte that holds
+#: the steps of two rows (the upper row in the low four bits) -> that step's sixel bits there.
+_PAIRS: Final = [
+    [
+        bytes(
+            (((pair & 15) == step) | ((pair >> 4) == step) << 1) << (2 * index)
+            for pair in range(256)
+        )
+        for index in range(3)
+    ]
+    for step in range(LEVELS)
+]
+_STEP_BYTE: Final = [bytes((step,)) for step in range(LEVELS)]
 
 RGB = tuple[int, int, int]
+#: A picture's bands, each a tuple of (step, columns before its first pixel, sixels from there).
+_Bands = tuple[tuple[tuple[int, int, bytes], ...], ...]
+_NO_INK: _Bands = ()
 
 
 def palette(background: RGB, ink: RGB) -> list[RGB]:
@@ -47,33 +69,93 @@ def encode(mask: Image.Image, background: RGB, ink: RGB, paint_background: bool 
     (no coverage at all) is left transparent: what is under it shows, exactly in its colour.
     """
     width, height = mask.size
-    steps = mask.point(_STEP_OF).tobytes()
     out = [_START, b'"1;1;%d;%d' % (width, height)]
     for index, (red, green, blue) in enumerate(palette(background, ink)):
         out.append(b"#%d;2;%d;%d;%d" % (index, *(round(c * 100 / 255) for c in (red, green, blue))))
-    offset = int.from_bytes(b"\x3f" * width, "big")
-    for top in range(0, height, _BAND):
-        rows = [steps[y * width : (y + 1) * width] for y in range(top, min(top + _BAND, height))]
-        band = b"".join(rows)
-        colours = []
-        for step in range(0 if paint_background else 1, LEVELS):
-            if bytes((step,)) not in band:
-                continue
-            select = _SELECT[step]
-            bits = 0
-            for shift, row in enumerate(rows):
-                bits |= int.from_bytes(row.translate(select), "big") << shift
-            line = (bits + offset).to_bytes(width, "big").rstrip(b"?")
-            colours.append(b"#%d" % step + _RUN.sub(_repeat, line))
-        out.append(b"$".join(colours))
+    # The ink is encoded apart, from the band where it starts: the same label at the same size
+    # in another box (a card of another width), in other colours or with paper painted or not
+    # is the same ink at another place, and only its place is written again.
+    box = mask.getbbox()
+    left, first_band, bands = 0, 0, _NO_INK
+    if box is not None:
+        left, top, right, bottom = box
+        first_band = top // _BAND
+        crop = mask.crop((left, first_band * _BAND, right, bottom)).point(_STEP_OF)
+        bands = _ink_bands(crop.tobytes(), right - left)
+    for index, band_top in enumerate(range(0, height, _BAND)):
+        rows = min(_BAND, height - band_top)
+        # Paper first, as one run over the band's rows; the other steps are painted over it.
+        lines = [b"#0!%d%c" % (width, 0x3F + (1 << rows) - 1)] if paint_background else []
+        if 0 <= index - first_band < len(bands):
+            for step, gap, drawn in bands[index - first_band]:
+                gap += left
+                lead = b"!%d?" % gap if gap > 3 else b"?" * gap
+                lines.append(b"#%d%s%s" % (step, lead, drawn))
+        out.append(b"$".join(lines))
         out.append(b"-")
     out.append(_END)
     return b"".join(out)
 
 
-def _repeat(match: re.Match[bytes]) -> bytes:
-    run = match.group(0)
-    return b"!%d" % len(run) + run[:1]
+@functools.lru_cache(maxsize=32)
+def _ink_bands(steps: bytes, width: int) -> _Bands:
+    """For each band of `steps` (rows of `width` steps), each step but paper that it holds:
+    (step, columns before its first pixel, its sixels from there with runs repeated).
+
+    Every band at once: the rows of each pair (0-1, 2-3, 4-5 of every band) are laid end to
+    end, each step's sixels for the whole picture come from three translations and a few
+    whole-picture integer operations, then are cut into bands."""
+    size = _BAND * width
+    count = -(-len(steps) // size)
+    steps += bytes(count * size - len(steps))  # step 0 in the rows below: not painted
+    planes = []
+    for pair in range(3):
+        upper = b"".join(
+            steps[start : start + width] for start in range(2 * pair * width, len(steps), size)
+        )
+        lower = b"".join(
+            steps[start : start + width]
+            for start in range((2 * pair + 1) * width, len(steps), size)
+        )
+        both = int.from_bytes(upper, "big") | int.from_bytes(lower, "big") << 4
+        planes.append(both.to_bytes(len(upper), "big"))
+    offset = int.from_bytes(b"\x3f" * (count * width), "big")
+    bands: list[list[tuple[int, int, bytes]]] = [[] for _ in range(count)]
+    for step in range(1, LEVELS):
+        if _STEP_BYTE[step] not in steps:
+            continue
+        first, second, third = _PAIRS[step]
+        bits = (
+            int.from_bytes(planes[0].translate(first), "big")
+            | int.from_bytes(planes[1].translate(second), "big")
+            | int.from_bytes(planes[2].translate(third), "big")
+        )
+        sixels = (bits + offset).to_bytes(count * width, "big")
+        found, gaps, lines = [], [], []
+        for band in range(count):
+            line = sixels[band * width : (band + 1) * width].rstrip(b"?")
+            if line:
+                drawn = line.lstrip(b"?")
+                found.append(band)
+                gaps.append(len(line) - len(drawn))
+                lines.append(drawn)
+        # Runs repeated in one pass over the step's lines ('$' is in none of them).
+        text = _repeat(b"$".join(lines))
+        for band, gap, drawn in zip(found, gaps, text.split(b"$"), strict=True):
+            bands[band].append((step, gap, drawn))
+    return tuple(tuple(band) for band in bands)
+
+
+def _repeat(text: bytes) -> bytes:
+    """`text` with its runs of gaps and of full columns written as repeats (`!count` sixel)."""
+    parts = _GAPS.split(text)
+    parts[1::2] = [b"!%d?" % len(run) for run in parts[1::2]]
+    text = b"".join(parts)
+    if b"~~~~" in text:
+        parts = _FULLS.split(text)
+        parts[1::2] = [b"!%d~" % len(run) for run in parts[1::2]]
+        text = b"".join(parts)
+    return text
 
 
 __all__ = ["LEVELS", "encode", "palette"]
