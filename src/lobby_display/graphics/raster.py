@@ -179,7 +179,7 @@ def _fit(text: str, width: int, height: int, choice: FontChoice) -> tuple[int, i
     return 0, 0, 0
 
 
-@functools.lru_cache(maxsize=128)
+@functools.lru_cache(maxsize=16)
 def _rasterise(
     text: str, width: int, height: int, choice: FontChoice, max_size: int
 ) -> Image.Image | None:
