@@ -2,9 +2,10 @@
 
 A quiet day is one ticket event every 5 seconds (an arrival, a call or a ticket done, from the
 simulator's burst mode) with the clock ticking. The display runs as the kiosk does on a
-160 x 50 pty, against a simulated place whose own story is slowed down to nothing (speed
-0.001), so the events are exactly the ones sent: the simulator's default place (5 queues, as
-the demo shows) and a large one (30 queues, pages of queue rows). The bare Textual app
+160 x 50 pty that plays foot (`harness.FOOT`: ticket labels are sixel pictures), against a
+simulated place whose own story is slowed down to nothing (speed 0.001), so the events are
+exactly the ones sent: the simulator's default place (5 queues, as the demo shows) and a large
+one (30 queues, pages of queue rows). The bare Textual app
 showing a clock (`bench/bare_clock.py`) runs at the same time on a pty of the same size: both
 are measured in the same two minutes, on the same machine load. CPU is user + system time
 from /proc/PID/stat, memory VmRSS and VmHWM from /proc/PID/status.

@@ -4,7 +4,8 @@ Two measures:
 
 - the board alone (`bench/bench_board.py`): the time `Board.apply` takes per event, for a
   waiting ticket changing state and for a call, medians of many runs;
-- the whole display (`python -m lobby_display run` on a 160 x 50 pty) against a simulated place
+- the whole display (`python -m lobby_display run` on a 160 x 50 pty that plays foot: images
+  on) against a simulated place
   of 30 queues holding 100 or 10,000 current tickets (its own story slowed to nothing): the CPU
   time the display spends per ticket event during a burst of 100 events/s, from
   /proc/PID/stat. This includes reading the feeds, the board and the redraws.

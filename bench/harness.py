@@ -4,7 +4,9 @@ Every benchmark runs the real display (`python -m lobby_display run --config FIL
 pseudo-terminal against the simulator on 127.0.0.1, often next to a bare Textual app showing a
 clock (`bench/bare_clock.py`) on a pty of the same size. The terminal side is read by a thread
 that timestamps each chunk with `time.perf_counter()` as it arrives, and strips escape sequences
-so that the text on screen can be searched.
+so that the text on screen can be searched. The terminal side also plays the kiosk's terminal
+(`FOOT`, foot 1.13 as the TV runs it): the pty has foot's pixel size and the reader answers the
+questions foot answers, so the display shows ticket labels as sixel images, as on the TV.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import sys
 import termios
 import threading
 import time
+import timeit
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -39,17 +42,66 @@ from lobby_display.simulator.names import COMPANY_NAME
 ROOT = Path(__file__).resolve().parent.parent
 #: The screen every benchmark draws on: a 1080p TV in a terminal gives about this.
 ROWS, COLUMNS = 50, 160
-#: Complete escape sequences (CSI, OSC, two-byte ESC x) and lone C0 controls.
+#: Complete escape sequences (DCS such as a sixel image, CSI, OSC, two-byte ESC x) and lone C0
+#: controls other than RS (which stands for the end of a synchronised frame, `FRAME_END`).
 _ESCAPES = re.compile(
-    rb"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]|[\x00-\x08\x0b-\x1f]"
+    rb"\x1bP[^\x1b]*\x1b\\|\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)"
+    rb"|\x1b[@-Z\\-_]|[\x00-\x08\x0b-\x1d\x1f]"
 )
 #: A sequence cut at the end of a chunk (kept for the next chunk).
-_CUT = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*|\][^\x07\x1b]*)?$")
+_CUT = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*|\][^\x07\x1b]*|P[^\x1b]*\x1b?)?$")
+#: A sixel image (DCS ... q ... ST), counted as it goes by.
+_SIXEL = re.compile(rb"\x1bP[0-9;]*q[^\x1b]*\x1b\\")
+#: The end of a synchronised frame (Textual brackets every frame where the terminal says it can;
+#: foot shows the frame when it ends).
+_SYNC_END = b"\x1b[?2026l"
+#: What stands for `_SYNC_END` in the text given to watchers.
+FRAME_END = "\x1e"
 
 #: How much of the text written is kept for `Terminal.wait_for` (a few full screens).
 TEXT_KEPT = 256 * 1024
 
 Watcher = Callable[[float, str], None]
+
+#: The questions a terminal is asked (DA1, the synchronised-output mode, window and cell sizes).
+_QUERY = re.compile(rb"\x1b\[(?:0?c|\?2026\$p|1[46]t)")
+
+
+@dataclass(frozen=True)
+class Emulation:
+    """The terminal the reader side plays: its TERM, its cell size in pixels (in the pty's window
+    size, as foot sets it) and its answers to the questions a program may ask (`answer`)."""
+
+    name: str
+    term: str | None
+    """TERM for the program (None: the environment's)."""
+    cell: tuple[int, int] | None
+    """A cell's width and height in pixels (None: the pty's pixel size is left at 0)."""
+    device_attributes: bytes | None
+    """The answer to DA1 (None: no answer to anything, like a terminal that never answers)."""
+
+    def answer(self, query: bytes, rows: int, columns: int) -> bytes:
+        """What the terminal writes back for `query` (a `_QUERY` match); b"": nothing."""
+        if self.device_attributes is None:
+            return b""
+        if query.endswith(b"c"):
+            return self.device_attributes
+        if query == b"\x1b[?2026$p":
+            return b"\x1b[?2026;2$y"  # synchronised output: known, currently reset
+        if self.cell is None:
+            return b""
+        width, height = self.cell
+        if query == b"\x1b[16t":
+            return b"\x1b[6;%d;%dt" % (height, width)
+        return b"\x1b[4;%d;%dt" % (rows * height, columns * width)
+
+
+#: foot 1.13.1 with `systemd/foot.ini` (pixelsize=30) on the TV: 18 x 36-pixel cells. Its
+#: answers as checked in foot on this machine (`kiosk-shot`): DA1 `ESC [ ? 62;4;22 c` (4: sixel),
+#: mode 2026 reported, CSI 16 t `ESC [ 6;36;18 t`.
+FOOT = Emulation("foot", "foot", (18, 36), b"\x1b[?62;4;22c")
+#: A terminal that answers nothing and gives no pixel size (what the benchmarks played before).
+SILENT = Emulation("silent", None, None, None)
 
 
 def quiet_environment(**extra: str) -> dict[str, str]:
@@ -79,8 +131,10 @@ class Terminal:
 
     `watch(at, text)` is called from the reader thread for every chunk, with the moment it was
     read (`perf_counter`) and its text with the escape sequences replaced by NUL (so words of
-    different cells never join). `started_at` is the `perf_counter` just before the process was
-    started.
+    different cells never join) and the end of each synchronised frame by `FRAME_END`.
+    `started_at` is the `perf_counter` just before the process was started. The reader answers
+    the program's questions as `emulation` does, and counts the sixel images written (`images`,
+    `image_bytes`).
     """
 
     def __init__(
@@ -91,15 +145,22 @@ class Terminal:
         rows: int = ROWS,
         columns: int = COLUMNS,
         watch: Watcher | None = None,
+        emulation: Emulation = FOOT,
     ) -> None:
         self.argv = list(argv)
         self.env = dict(env if env is not None else quiet_environment())
+        self.emulation = emulation
+        if emulation.term is not None:
+            self.env["TERM"] = emulation.term
         self.rows = rows
         self.columns = columns
         self.watch = watch
         self.process: subprocess.Popen[bytes] | None = None
         self.started_at = 0.0
         self.bytes_read = 0
+        self.images = 0
+        self.image_bytes = 0
+        self._query_tail = b""
         self._master = -1
         self._text = ""
         self._carry = b""
@@ -118,7 +179,10 @@ class Terminal:
     def start(self) -> Terminal:
         """Start the program on a fresh pty of `rows` x `columns`."""
         master, slave = os.openpty()
-        winsize = struct.pack("HHHH", self.rows, self.columns, 0, 0)
+        width, height = self.emulation.cell or (0, 0)
+        winsize = struct.pack(
+            "HHHH", self.rows, self.columns, self.columns * width, self.rows * height
+        )
         fcntl.ioctl(master, termios.TIOCSWINSZ, winsize)
         self._master = master
         self.started_at = time.perf_counter()
@@ -156,6 +220,7 @@ class Terminal:
             at = time.perf_counter()
             if not chunk:
                 break
+            self._answer(chunk)
             text = self._strip(chunk)
             with self._lock:
                 self.bytes_read += len(chunk)
@@ -167,6 +232,16 @@ class Terminal:
             self._eof = True
             self._lock.notify_all()
 
+    def _answer(self, chunk: bytes) -> None:
+        """Answer the questions in `chunk` (one cut at the previous chunk's end included)."""
+        window = self._query_tail + chunk
+        for match in _QUERY.finditer(window):
+            if match.end() > len(self._query_tail):  # not answered with the previous chunk
+                answer = self.emulation.answer(match.group(0), self.rows, self.columns)
+                if answer:
+                    os.write(self._master, answer)
+        self._query_tail = window[-16:]
+
     def _strip(self, chunk: bytes) -> str:
         data = self._carry + chunk
         cut = _CUT.search(data)
@@ -174,6 +249,11 @@ class Terminal:
             data, self._carry = data[: cut.start()], data[cut.start() :]
         else:
             self._carry = b""
+        if b"\x1bP" in data:
+            for image in _SIXEL.finditer(data):
+                self.images += 1
+                self.image_bytes += image.end() - image.start()
+        data = data.replace(_SYNC_END, b"\x1e")
         return self._decoder.decode(_ESCAPES.sub(b"\x00", data))
 
     def text(self) -> str:
@@ -278,15 +358,16 @@ def simulated_place(**options: Any) -> Iterator[SimulatorServer]:
         yield sim
 
 
-def display_config(sim: SimulatorServer, folder: Path, **display: Any) -> Path:
-    """A config for the display of `sim`, in English, logging to a file in `folder`."""
+def display_config(
+    sim: SimulatorServer, folder: Path, state: Path | None = None, **display: Any
+) -> Path:
+    """A config for the display of `sim`, in English, logging to a file in `folder`; its state
+    directory is `folder/state` unless `state` names another (a display run before)."""
     folder.mkdir(parents=True, exist_ok=True)
-    return sim.write_config(
-        folder,
-        locales=["en_US"],
-        display=display,
-        log={"file": str(folder / "display.log")},
-    )
+    sections: dict[str, dict[str, Any]] = {"log": {"file": str(folder / "display.log")}}
+    if state is not None:
+        sections["state"] = {"directory": str(state)}
+    return sim.write_config(folder, locales=["en_US"], display=display, **sections)
 
 
 @dataclass
@@ -355,6 +436,13 @@ def mib(value: float) -> str:
     return f"{value / 1024 / 1024:.1f} MiB"
 
 
+def host_speed(repeats: int = 15, loops: int = 10) -> float:
+    """`python3 -m timeit "sum(range(10**6))"` as a median: ms per loop, the median of
+    `repeats` repeats of `loops` loops (timeit prints the best; the median shows the load)."""
+    times = timeit.repeat("sum(range(10**6))", number=loops, repeat=repeats)
+    return statistics.median(times) / loops * 1000
+
+
 def machine() -> dict[str, str]:
     """The machine and the software the numbers were measured with."""
     model = platform.processor() or platform.machine()
@@ -381,7 +469,30 @@ def machine() -> dict[str, str]:
         "textual": importlib.metadata.version("textual"),
         "rich": importlib.metadata.version("rich"),
         "load": f"{os.getloadavg()[0]:.2f}",
+        "commit": _commit(),
     }
+
+
+def _commit() -> str:
+    """The commit the code under test comes from, and whether the tree differs from it."""
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        changed = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no", "--", "src"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return f"commit {commit}" + (", src/ with uncommitted changes" if changed else "")
 
 
 def sleep_until(deadline: float) -> None:
