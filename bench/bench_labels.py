@@ -122,10 +122,16 @@ def coloured(mask: Image.Image) -> Image.Image:
     )
 
 
+def _clear(module: Any, name: str) -> None:
+    """Empty `module.name`'s cache, if it has one (older versions lack some)."""
+    cached = getattr(module, name, None)
+    if cached is not None:
+        cached.cache_clear()
+
+
 def _fresh_raster(label: str, width: int, height: int) -> Image.Image:
-    raster._rasterise.cache_clear()
-    raster._fit.cache_clear()
-    raster._ink.cache_clear()
+    for name in ("_rasterise", "_fit", "_ink"):
+        _clear(raster, name)
     mask = raster.rasterise(label, width, height)
     assert mask is not None, label
     return mask
@@ -146,7 +152,10 @@ def measure_box(name: str, runs: int) -> BoxCost:
         for label in LABELS
     }
     pictures = {label: coloured(mask) for label, mask in masks.items()}
-    clear = sixel._ink_bands.cache_clear
+
+    def clear() -> None:
+        _clear(sixel, "_ink_bands")
+
     # name -> (what is done before, untimed; what is timed)
     steps: dict[str, tuple[Callable[[str], Any], Callable[[str], Any]]] = {
         "raster": (lambda label: None, lambda label: _fresh_raster(label, width, height)),
