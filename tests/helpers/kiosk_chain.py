@@ -915,23 +915,25 @@ class Scene:
         """Capture until the screen shows `labels` (in any order) as its only big labels, all
         highlighted (or all steady), as OCR reads them from afar; return that picture and what
         was read. After `timeout` seconds from the call (default: the highlight's length and 2 s
-        more, or 15 s more for steady), return the last picture and reading, whatever they are.
+        more, or 15 s more for steady), return the last picture that had as many labels in the
+        wanted look (else the last picture) and what OCR read there.
         `fold` maps both what is wanted and what is read before they are compared.
         """
         if timeout is None:
             timeout = self.highlight_seconds + (2 if highlighted else 15)
         deadline = self.last_call + timeout
         wanted = sorted(fold(label) for label in labels)
+        best: tuple[Any, list[SeenLabel]] | None = None
         while True:
             picture = self.chain.capture()
             places = find_labels(picture)
-            seen: list[SeenLabel] = []
             if len(places) == len(wanted) and all(p.highlighted == highlighted for p in places):
                 seen = read_labels(picture)
                 if sorted(fold(item.text) for item in seen) == wanted:
                     return picture, seen
+                best = picture, seen
             if time.monotonic() > deadline or self.chain.exited() is not None:
-                return picture, seen or read_labels(picture)
+                return best or (picture, read_labels(picture))
             time.sleep(0.2)
 
     def since_call(self) -> float:

@@ -15,7 +15,10 @@ each:
 
 Every test of one size shares one compositor session (pytest groups them by size).
 Only words at least 0.9 cell high count (`BIG`): the recent-calls list, which holds the same
-labels at body size, never does. No O/0 or other confusion is allowed.
+labels at body size, never does. No O/0 or other confusion is allowed: the labels above are
+read exactly. Labels with a zero after a letter (B030, E012) are not yet: in DejaVu Sans Bold
+the 0 is as round as the O, and OCR reads BO30, EQ12 (and O100 as 0100); that test is marked
+as an expected failure until the label's typeface tells them apart.
 
 As root, with sway, foot, grim, tesseract and the fonts installed (.ci/run installs them);
 skipped otherwise, except under CI (`CI` set), where a missing tool fails. Set
@@ -51,6 +54,8 @@ SIZES = {"1080p": (1920, 1080), "4k": (3840, 2160)}
 #: and without).
 ONE_CALL = ["1234", "A031", "B-12", "K-0172", "AB1234"]
 FIVE_CALLS = ["1234", "B-12", "K-0172", "AB1234", "C077"]
+#: A zero after a letter, as the simulated place's labels have them: read as O from afar.
+ZERO_AFTER_A_LETTER = ["B030", "E012"]
 LOCALE = "en_US"
 
 
@@ -141,3 +146,17 @@ def test_five_calls_are_each_legible_from_afar(screen: Scene) -> None:
         seen, picture, screen
     )
     assert all(item.highlighted for item in seen), described(seen, picture, screen)
+
+
+@pytest.mark.xfail(
+    reason="DejaVu Sans Bold's 0 is as round as its O: from afar B030 reads BO30 (issue 12)",
+    raises=AssertionError,
+    strict=False,
+)
+@pytest.mark.parametrize("screen", list(SIZES), indirect=True)
+@pytest.mark.parametrize("label", ZERO_AFTER_A_LETTER)
+def test_a_zero_after_a_letter_is_not_read_as_the_letter_o(screen: Scene, label: str) -> None:
+    screen.call([label])
+    picture, seen = screen.wait_for([label], highlighted=True)
+    keep(picture, f"{picture.height}p-{label}-highlighted")
+    assert [item.text for item in seen] == [label], described(seen, picture, screen)
