@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, tzinfo
 from enum import StrEnum
 
 from lobby_display.updates import Call, Feed, FeedStatus
@@ -80,6 +80,21 @@ class TimeslotView:
 
     start: datetime
     end: datetime
+
+
+def slots_of_day(
+    slots: tuple[TimeslotView, ...], now: datetime, tz: tzinfo
+) -> tuple[TimeslotView, ...]:
+    """The opening hours of the local day of `now` in `tz`, in order, each once: the slots that
+    start that day, and one still open that started the evening before. The service's list may
+    repeat a slot or keep the previous evening's; a visitor reading "Today" must see neither."""
+    today = now.astimezone(tz).date()
+    kept = {
+        (slot.start, slot.end): slot
+        for slot in slots
+        if slot.start.astimezone(tz).date() == today or slot.start <= now < slot.end
+    }
+    return tuple(kept[key] for key in sorted(kept))
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,7 +30,13 @@ from textual.reactive import reactive
 from textual.strip import Strip
 
 from lobby_display import messages
-from lobby_display.views import AppointmentTypeView, HealthView, QueueStatus, QueueView
+from lobby_display.views import (
+    AppointmentTypeView,
+    HealthView,
+    QueueStatus,
+    QueueView,
+    slots_of_day,
+)
 from lobby_display.widgets.panel import UNKNOWN, LineKey, LinePanel, Shown
 
 Tone = Literal["open", "busy", "closed", "unknown"]
@@ -173,11 +179,8 @@ def queue_rows(queue: QueueView, shown: Shown) -> tuple[QueueRow, ...]:
             queue.group_size,
             shown,
         )
-    hours = (
-        "\n".join(text.hours(slot.start, slot.end) for slot in queue.today_timeslots)
-        if queue.today_timeslots
-        else UNKNOWN
-    )
+    today = slots_of_day(queue.today_timeslots, shown.now, text.tz)
+    hours = "\n".join(text.hours(slot.start, slot.end) for slot in today) if today else UNKNOWN
     rows = [
         QueueRow(
             name=shown.name(queue.names) or queue.queue_id,
