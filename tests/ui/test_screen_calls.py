@@ -22,6 +22,7 @@ from lobby_display.graphics.mosaic import Mosaic
 from lobby_display.graphics.raster import rasterise
 from lobby_display.graphics.terminal import Graphics
 from lobby_display.updates import TicketChanged
+from lobby_display.widgets.now_calling import CallCard
 
 
 def calls_app(
@@ -161,15 +162,26 @@ async def test_many_calls_on_a_small_screen_stay_readable_newest_first() -> None
         )
         panel = app.now_calling
         await wait_for(pilot, lambda: bool(panel.shown_cards) and panel.shown_cards[0].highlighted)
-        await pilot.pause()
         cards = panel.shown_cards
         assert cards[0].big.label == "E005", "the call just made is always on screen"
-        text = screen_text(app)
+
+        def on_screen(card: CallCard) -> bool:
+            text = screen_text(app)
+            drawn = card.big.mosaic_rows
+            label_shown = (
+                all(row in text for row in drawn if row.strip())
+                if drawn is not None
+                else card.big.label in text
+            )
+            return label_shown and card.counter.text in text
+
+        # Once laid out (the frame after the cards appear), each label is drawn or written, and
+        # each counter written.
+        await wait_for(pilot, lambda: all(on_screen(card) for card in panel.shown_cards))
+        cards = panel.shown_cards
         for card in cards:
             assert card.region.height >= 2
             assert panel.region.contains_region(card.region)
-            assert card.big.label in text
-            assert card.counter.text in text
         for index, region in enumerate(regions := [card.region for card in cards]):
             for other in regions[index + 1 :]:
                 assert not region.overlaps(other)
@@ -204,15 +216,23 @@ async def test_a_label_in_another_script_is_drawn_large_too() -> None:
 async def test_a_sentence_too_long_for_the_card_gives_way_to_the_counter_name() -> None:
     clock, source = Clock(), FakeSource()
     app = calls_app(clock, source, locales=["fr_FR"])
+    sentence = "Veuillez vous présenter\u00a0: Guichet 2"
     async with app.run_test(size=(80, 24)) as pilot:
-        source.push(call("t-k017", "K017", "q-pass", 2, clock.now))
+        # Three calls at once on the smallest screen: cards narrower than the sentence.
+        source.push(
+            call("t-a001", "A001", "q-civil", 1, clock.now),
+            call("t-b002", "B002", "q-residence", 4, clock.now),
+            call("t-k017", "K017", "q-pass", 2, clock.now),
+        )
         panel = app.now_calling
-        await wait_for(pilot, lambda: bool(panel.shown_cards) and panel.shown_cards[0].highlighted)
+        await wait_for(pilot, lambda: len(panel.shown_cards) >= 2)
         card = panel.shown_cards[0]
-        assert card.counter.text == "Guichet 2"
+        assert card.big.label == "K017"
+        await wait_for(pilot, lambda: 0 < card.content_size.width < len(sentence))
+        await wait_for(pilot, lambda: card.counter.text == "Guichet 2")
         await pilot.resize_terminal(160, 45)
-        await pilot.pause()
-        assert card.counter.text == "Veuillez vous présenter\u00a0: Guichet 2"
+        await wait_for(pilot, lambda: card.content_size.width >= len(sentence))
+        await wait_for(pilot, lambda: card.counter.text == sentence)
 
 
 async def test_the_highlight_follows_the_announcement_when_its_sound_starts() -> None:
