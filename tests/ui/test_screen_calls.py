@@ -26,9 +26,14 @@ from lobby_display.widgets.now_calling import CallCard
 
 
 def calls_app(
-    clock: Clock, source: FakeSource, recorder: Recorder | None = None, **display: object
+    clock: Clock,
+    source: FakeSource,
+    recorder: Recorder | None = None,
+    graphics: Graphics | None = None,
+    **display: object,
 ) -> LobbyApp:
-    """The fixture board (its last call long steady), fed by `source`."""
+    """The fixture board (its last call long steady), fed by `source`, its labels drawn the
+    way `graphics` says (None: as on a text terminal)."""
     settings = make_settings(**display)
     # The fixture's last call is 10 minutes old here: nothing is highlighted at the start.
     board = make_board(settings, at(-600))
@@ -38,6 +43,7 @@ def calls_app(
         clock=clock,
         board=board,
         hooks=recorder.hooks() if recorder else None,
+        graphics=graphics,
     )
     app.animation_level = "none"
     return app
@@ -258,10 +264,8 @@ async def test_the_highlight_follows_the_announcement_when_its_sound_starts() ->
 
 async def test_on_a_sixel_terminal_a_screenshot_still_shows_the_called_label() -> None:
     clock, source = Clock(), FakeSource()
-    settings = make_settings()
-    sixel = Graphics(sixel=True, mosaic=Mosaic.SEXTANTS, cell=(18, 36))
-    app = LobbyApp(
-        settings, source, clock=clock, board=make_board(settings, at(-600)), graphics=sixel
+    app = calls_app(
+        clock, source, graphics=Graphics(sixel=True, mosaic=Mosaic.SEXTANTS, cell=(18, 36))
     )
     async with app.run_test(size=(106, 30)) as pilot:
         source.push(call("t-k017", "K017", "q-pass", 2, clock.now))
@@ -317,10 +321,7 @@ async def test_at_80x24_the_call_just_made_is_drawn_whatever_the_terminal(
 ) -> None:
     """Six calls at once on the smallest screen: fewer cards rather than the newest as text."""
     clock, source = Clock(), FakeSource()
-    settings = make_settings()
-    app = LobbyApp(
-        settings, source, clock=clock, board=make_board(settings, at(-600)), graphics=graphics
-    )
+    app = calls_app(clock, source, graphics=graphics)
     async with app.run_test(size=(80, 24)) as pilot:
         labels = ["A001", "B002", "C003", "D004", "E005", "F006"]
         source.push(
