@@ -16,10 +16,10 @@ import contextlib
 import json
 import logging
 import random
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any, Final, Protocol
+from typing import Any, Protocol
 
 import httpx
 from httpx_sse import EventSource, ServerSentEvent, SSEError
@@ -34,28 +34,26 @@ from lobby_display.auth import (
     describe_failure,
     describe_transport_error,
 )
+from lobby_display.decoding import CounterDecoder as CounterDecoder
+from lobby_display.decoding import NotUnderstood as NotUnderstood
+from lobby_display.decoding import QueueStateDecoder as QueueStateDecoder
+from lobby_display.decoding import TicketDecoder as TicketDecoder
 from lobby_display.models import (
     Counter,
     Endpoint,
     Place,
     Queue,
-    QueueState,
     Ticket,
     TicketPage,
-    keyed,
 )
 from lobby_display.redaction import redact
 from lobby_display.updates import (
-    CounterChanged,
-    CountersSnapshot,
     Feed,
     FeedHealth,
     FeedStatus,
     QueueStateChanged,
-    QueueStatesSnapshot,
     ReferenceData,
     TicketChanged,
-    TicketRemoved,
     TicketsSnapshot,
     Update,
 )
@@ -64,9 +62,6 @@ log = logging.getLogger(__name__)
 
 Emit = Callable[[Update], None]
 Clock = Callable[[], datetime]
-
-#: Action names that say a record was removed (the spec shows none; these are guesses).
-_REMOVAL_ACTIONS: Final = ("DELETE", "REMOVE", "DONE", "CANCEL", "CLOSE")
 
 
 def utc_now() -> datetime:
@@ -121,10 +116,6 @@ class EventTooLarge(Exception):
     """An event larger than the cap."""
 
 
-class NotUnderstood(Exception):
-    """An event whose content the decoder cannot map to an update."""
-
-
 class _Refused(Exception):
     """The service refused the API key, even a fresh one."""
 
@@ -168,153 +159,6 @@ async def _events(
                 yield event
         if pending + sum(len(part) for part in lines.buffer) > limit:
             raise EventTooLarge(f"an event of more than {limit} bytes")
-
-
-# --- decoding what follows the first message ----------------------------------------------------
-
-
-def _unwrap(data: Any) -> tuple[str, str, Any]:
-    """(actionCategory, actionName, payload) of an envelope, or ("", "", data) for a bare value."""
-    if (
-        isinstance(data, Mapping)
-        and "data" in data
-        and ("actionCategory" in data or "actionName" in data or "resource" in data)
-    ):
-        return str(data.get("actionCategory", "")), str(data.get("actionName", "")), data["data"]
-    return "", "", data
-
-
-def _is_removal(category: str, action: str) -> bool:
-    words = f"{category} {action}".upper()
-    return any(word in words for word in _REMOVAL_ACTIONS)
-
-
-def _records(payload: Any, id_field: str) -> list[Mapping[str, Any]] | None:
-    """The records in a payload that is one record, a list of records or a map keyed by id."""
-    if isinstance(payload, Mapping):
-        if id_field in payload:
-            return [payload]
-        values = list(payload.values())
-        if all(isinstance(value, Mapping) for value in values):
-            return [
-                value if value.get(id_field) else {**value, id_field: key}
-                for key, value in payload.items()
-            ]
-        return None
-    if isinstance(payload, list) and all(isinstance(item, Mapping) for item in payload):
-        return payload
-    return None
-
-
-class TicketDecoder:
-    """Turns the tickets feed's messages into ticket updates."""
-
-    feed = Feed.TICKETS
-    path = "/queues/tickets/currents/sse"
-
-    def __init__(self, client: FeedClient, queue_ids: Sequence[str]) -> None:
-        self.client = client
-        self.queue_ids = list(queue_ids)
-
-    def params(self) -> dict[str, str]:
-        """Query of the SSE route (the key is added by the runner)."""
-        return {"queuesId": ",".join(self.queue_ids), "pageSize": "50"}
-
-    async def snapshot(self, data: Any) -> list[Update]:
-        """The first message: a page of current tickets, completed over REST when short."""
-        _, _, payload = _unwrap(data)
-        page = TicketPage.model_validate(payload)
-        tickets = page.tickets
-        if page.totalCount > len(tickets):
-            log.info(
-                "tickets feed: first page holds %d of %d tickets; reading the rest",
-                len(tickets),
-                page.totalCount,
-            )
-            tickets = await self.client.current_tickets(self.queue_ids, first=page)
-        return [TicketsSnapshot(tuple(tickets))]
-
-    async def change(self, data: Any) -> list[Update]:
-        """A later message; raises NotUnderstood for anything unknown."""
-        category, action, payload = _unwrap(data)
-        if isinstance(payload, Mapping) and "tickets" in payload:
-            # A whole page again: take it as a new snapshot.
-            return await self.snapshot(payload)
-        records = _records(payload, "ticketId")
-        if records is None:
-            raise NotUnderstood(f"tickets event {category or '-'}/{action or '-'}")
-        removal = _is_removal(category, action)
-        updates: list[Update] = []
-        for record in records:
-            ticket = Ticket.model_validate(record)
-            if removal and not ticket.is_finished:
-                updates.append(TicketRemoved(ticket.ticketId))
-            else:
-                updates.append(TicketChanged(ticket))
-        return updates
-
-
-class QueueStateDecoder:
-    """Turns the queue-state feed's messages into queue-state updates."""
-
-    feed = Feed.QUEUES
-    path = "/queues/state/sse"
-
-    def __init__(self, queue_ids: Sequence[str]) -> None:
-        self.queue_ids = list(queue_ids)
-
-    def params(self) -> dict[str, str]:
-        """Query of the SSE route."""
-        return {"queuesId": ",".join(self.queue_ids)}
-
-    async def snapshot(self, data: Any) -> list[Update]:
-        """The first message: the `ALL_QUEUE_STATE` envelope with every queue's state."""
-        _, _, payload = _unwrap(data)
-        records = _records(payload, "queueId")
-        if records is None:
-            raise NotUnderstood("queue-state first message")
-        states = {state.queueId: state for state in map(QueueState.model_validate, records)}
-        return [QueueStatesSnapshot(states)]
-
-    async def change(self, data: Any) -> list[Update]:
-        """A later message; a new `ALL_QUEUE_STATE` is a snapshot again."""
-        category, action, payload = _unwrap(data)
-        if category.upper() == "ALL_QUEUE_STATE" or action.upper() == "ALL_DATA":
-            return await self.snapshot(data)
-        records = _records(payload, "queueId")
-        if records is None or not all("queueId" in record for record in records):
-            raise NotUnderstood(f"queue-state event {category or '-'}/{action or '-'}")
-        return [QueueStateChanged(QueueState.model_validate(record)) for record in records]
-
-
-class CounterDecoder:
-    """Turns the counters feed's messages into counter updates."""
-
-    feed = Feed.COUNTERS
-    path = "/counters/sse"
-
-    def __init__(self, counter_ids: Sequence[str], langs: Sequence[str]) -> None:
-        self.counter_ids = list(counter_ids)
-        self.langs = list(langs)
-
-    def params(self) -> dict[str, str]:
-        """Query of the SSE route."""
-        return {"countersId": ",".join(self.counter_ids), "langs": ",".join(self.langs)}
-
-    async def snapshot(self, data: Any) -> list[Update]:
-        """The first message: the counters keyed by id."""
-        _, _, payload = _unwrap(data)
-        if _records(payload, "counterId") is None:
-            raise NotUnderstood("counters first message")
-        return [CountersSnapshot(keyed(Counter, payload, "counterId"))]
-
-    async def change(self, data: Any) -> list[Update]:
-        """A later message: one counter or several."""
-        category, action, payload = _unwrap(data)
-        records = _records(payload, "counterId")
-        if records is None or not all("counterId" in record for record in records):
-            raise NotUnderstood(f"counters event {category or '-'}/{action or '-'}")
-        return [CounterChanged(Counter.model_validate(record)) for record in records]
 
 
 class Decoder(Protocol):

@@ -88,7 +88,9 @@ class TestTicketFeed:
         ids=["envelope", "bare record", "map keyed by id", "list"],
     )
     async def test_changes_in_every_shape(self, event: object) -> None:
-        updates = await decoder().change(event)
+        known = decoder()
+        await known.snapshot({"totalCount": 1, "tickets": [ticket("t1")]})
+        updates = await known.change(event)
         assert len(updates) == 1
         assert isinstance(updates[0], TicketChanged)
         assert updates[0].ticket.ticketId == "t1"
@@ -127,7 +129,9 @@ class TestQueueStateFeed:
         assert updates[0].states["Q2"].bookingIsOpened is True
 
     async def test_one_queue_changes(self) -> None:
-        updates = await QueueStateDecoder(["Q1"]).change(
+        known = QueueStateDecoder(["Q1"])
+        await known.snapshot({"data": {"Q1": {"queueId": "Q1"}}, "actionName": "ALL_DATA"})
+        updates = await known.change(
             {
                 "actionCategory": "QUEUE_STATE",
                 "actionName": "UPDATE",
