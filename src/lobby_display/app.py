@@ -35,6 +35,7 @@ from textual.theme import Theme
 from textual.timer import Timer
 
 from lobby_display import messages
+from lobby_display.backoff import FIRST_DELAY, MAX_DELAY, Backoff
 from lobby_display.board import Board, BoardSettings, Changes
 from lobby_display.config import DisplaySettings, Settings
 from lobby_display.graphics.raster import CJK_FACES
@@ -69,8 +70,6 @@ WIDE_FROM: Final = 110
 #: Screens at least this many lines high get a roomier header (the TV's 30 lines go to the calls
 #: and the queues).
 TALL_FROM: Final = 40
-#: A source that ran this long before failing is started again after the first delay.
-HEALTHY_RUN_SECONDS: Final = 60.0
 #: Queue rows and counters, the dearest parts to draw, are redrawn this long after they change
 #: (what one event changes on the three feeds then shares a frame), and at most once per
 #: period during a burst. Calls, the header and the status line are drawn at once.
@@ -275,7 +274,7 @@ class LobbyApp(App[None], inherit_bindings=False):
         clock: Callable[[], datetime] = utc_now,
         board: Board | None = None,
         banner: str = "",
-        restart_delays: tuple[float, float] = (1.0, 30.0),
+        restart_delays: tuple[float, float] = (FIRST_DELAY, MAX_DELAY),
         graphics: Graphics | None = None,
     ) -> None:
         super().__init__()
@@ -597,11 +596,15 @@ class LobbyApp(App[None], inherit_bindings=False):
         )
 
     async def _run_source(self, source: Source) -> None:
-        """Run the source forever; when it fails or ends, start it again after a delay."""
+        """Run the source forever; when it fails or ends, start it again after a delay.
+
+        The delays are the reconnect policy's (`lobby_display.backoff`): `restart_delays` gives
+        the first and the cap; a source that ran a minute is started again after the first.
+        """
         first, cap = self._restart_delays
-        delay = first
+        backoff = Backoff(first, cap)
         while True:
-            started = time.monotonic()
+            backoff.started()
             try:
                 await source(self.apply_update)
                 problem = "the source of updates ended"
@@ -613,11 +616,9 @@ class LobbyApp(App[None], inherit_bindings=False):
                     f"the source of updates failed ({type(error).__name__}: {redact(str(error))})"
                 )
                 log.debug("source failure", exc_info=True)
-            if time.monotonic() - started >= HEALTHY_RUN_SECONDS:
-                delay = first
+            delay = backoff.next_delay()
             log.warning("%s; starting it again in %.1f s", problem, delay)
             await asyncio.sleep(delay)
-            delay = min(delay * 2, cap)
 
     # --- settings --------------------------------------------------------------------------------
 

@@ -25,6 +25,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from lobby_display.auth import CredentialsError
+from lobby_display.backoff import Backoff
 from lobby_display.board import Board, BoardSettings
 from lobby_display.client import DisplayClient
 from lobby_display.config import ConfigError, Settings
@@ -42,9 +43,6 @@ if TYPE_CHECKING:
 SCREEN_MODULE = "lobby_display.app"
 
 log = logging.getLogger(__name__)
-
-#: Seconds between attempts to read credentials that could not be read.
-CREDENTIALS_RETRY_SECONDS = 60.0
 
 Emit = Callable[[Update], None]
 ClientFactory = Callable[[Settings], DisplayClient]
@@ -65,7 +63,8 @@ def feeds_source(
     """The app's source of updates: the place's three feeds, with their reference data.
 
     Credentials that cannot be read (a missing or unsafe key file) do not stop the screen: the
-    feeds report "refused" with the reason, and the file is read again every minute. `see`, when
+    feeds report "refused" with the reason, and the file is read again after the reconnect
+    policy's delay (`lobby_display.backoff`: 1 s doubling to 30 s, jittered). `see`, when
     given, is shown every update too (the `screenshot` command watches for live feeds).
     `known_ids` are the queue and counter ids of the place at the last run (`saved_ids`): the
     streams open with them while the reference data loads.
@@ -79,13 +78,15 @@ def feeds_source(
                 see(update)
             emit(update)
 
+        backoff = Backoff()
         while True:
             try:
                 client = client_factory(settings)
             except (CredentialsError, ConfigError) as problem:
                 refused(both, f"credentials: {problem}")
-                await asyncio.sleep(CREDENTIALS_RETRY_SECONDS)
+                await asyncio.sleep(backoff.next_delay())
                 continue
+            backoff.reset()
             async with client:
                 feeds = Feeds(
                     client,
