@@ -6,8 +6,10 @@ passes that key as the query parameter `key` on every route. The key is cached i
 directory so a restart does not ask for a new one, renewed about once a day, and renewed at once
 when the service refuses it (a 401 or 403 on any route).
 
-The errors of talking to the display service are defined here, below the REST client, because
-fetching a key is the first conversation with the service; `lobby_display.client` re-exports them.
+`ApiKeyAuth` is the one way the key reaches the service: an `httpx.Auth` that the REST client and
+the feeds pass with every request. It adds the key as `key`, and when the service refuses it
+(401 or 403) renews it once (one renewal shared by every request refused meanwhile) and retries
+once. The errors it raises are those of `lobby_display.service_errors` (re-exported here).
 No message, log line or repr produced here contains a private key, a token or an API key.
 """
 
@@ -23,7 +25,7 @@ import random
 import re
 import stat
 import sys
-from collections.abc import Callable
+from collections.abc import AsyncGenerator, Callable, Generator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -35,7 +37,21 @@ from lobby_display import signing
 from lobby_display.config import Settings
 from lobby_display.files import write_atomically
 from lobby_display.models import ServiceError, clean_text
-from lobby_display.redaction import MASK, redact, register_secret
+from lobby_display.redaction import MASK, RedactingFilter, redact, register_secret
+from lobby_display.service_errors import (
+    AUTH_STATUSES,
+    AuthRefused,
+    DisplayServiceError,
+    KeyRefused,
+    ServiceFailed,
+    ServiceUnreachable,
+    describe_failure,
+    describe_transport_error,
+    failed,
+    route_of,
+    service_error_body,
+    unreachable,
+)
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
@@ -77,94 +93,6 @@ class CredentialsError(Exception):
 
 class ClockNotSynchronised(Exception):
     """The system clock is obviously wrong, so no developer token is signed (yet)."""
-
-
-class DisplayServiceError(Exception):
-    """A failure talking to the display service. The message never holds a secret."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(redact(message))
-
-
-class ServiceUnreachable(DisplayServiceError):
-    """The service could not be reached: refused connection, unknown host, TLS, timeout."""
-
-
-class ServiceFailed(DisplayServiceError):
-    """The service answered with an error (or an answer that cannot be read).
-
-    `status` is the HTTP status (None when there was no answer to speak of), `error` the
-    service's error body `{error, error_description, error_uri}` (empty fields when absent).
-    """
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        status: int | None = None,
-        error: ServiceError | None = None,
-        route: str = "",
-    ) -> None:
-        super().__init__(message)
-        self.status = status
-        self.error = error if error is not None else ServiceError()
-        self.route = route
-
-    @property
-    def code(self) -> str:
-        """The service's error code (`error`), "" when it gave none."""
-        return self.error.error
-
-    @property
-    def description(self) -> str:
-        """The service's `error_description` (secrets masked), "" when it gave none."""
-        return redact(self.error.error_description)
-
-
-class AuthRefused(ServiceFailed):
-    """The service refuses our credentials, even with a freshly obtained API key."""
-
-
-class KeyRefused(AuthRefused):
-    """No new API key can be had: the key is fixed in the config, or `/api_key` refused the
-    developer token."""
-
-
-def service_error_body(response: httpx.Response) -> ServiceError | None:
-    """The error body `{error, error_description, error_uri}` of `response`, if it has one."""
-    try:
-        payload = response.json()
-    except ValueError:
-        return None
-    if not isinstance(payload, dict) or not (
-        payload.get("error") or payload.get("error_description")
-    ):
-        return None
-    try:
-        return ServiceError.model_validate(payload)
-    except ValueError:
-        return None
-
-
-def describe_failure(what: str, response: httpx.Response, body: ServiceError | None) -> str:
-    """`what answered HTTP 404 CODE description`, or the status reason when the body is silent.
-
-    (Route and status are joined by words, not a colon: `/v1/api_key: ...` reads as a secret
-    assignment to the redaction patterns.)
-    """
-    status = f"HTTP {response.status_code}"
-    if body is None:
-        reason = clean_text(response.reason_phrase, 60)
-        return f"{what} answered {status}{f' {reason}' if reason else ''}"
-    details = " ".join(part for part in (body.error, body.error_description) if part)
-    return f"{what} answered {status} {details}".rstrip()
-
-
-def describe_transport_error(error: httpx.HTTPError) -> str:
-    """What went wrong on the wire, in words and without the URL (which holds the key)."""
-    text = clean_text(redact(str(error)), 200)
-    kind = type(error).__name__
-    return f"{kind}: {text}" if text else kind
 
 
 # --- the service account and the developer token -----------------------------------------------
@@ -608,10 +536,7 @@ class ServiceApiKeys:
                 f"{self._display_url}/v1/api_key", headers={"Authorization": f"Bearer {token}"}
             )
         except httpx.HTTPError as error:
-            raise ServiceUnreachable(
-                f"{route} failed: cannot reach the display service at {self._display_url} "
-                f"({describe_transport_error(error)})"
-            ) from None
+            raise unreachable(route, self._display_url, error) from None
         body = _masked(service_error_body(response), token)
         if response.status_code in (401, 403):
             raise KeyRefused(
@@ -623,12 +548,7 @@ class ServiceApiKeys:
                 route=route,
             )
         if response.status_code != 200:
-            raise ServiceFailed(
-                describe_failure(route, response, body),
-                status=response.status_code,
-                error=body,
-                route=route,
-            )
+            raise failed(route, response, body)
         key = _api_key_of(response)
         if key is None:
             raise ServiceFailed(
@@ -692,6 +612,94 @@ class ServiceApiKeys:
                 path,
                 error.strerror or type(error).__name__,
             )
+
+
+# --- the key on every request ------------------------------------------------------------------
+
+
+def _guard_http_logs() -> None:
+    """Mask secrets in httpx's own log lines ("HTTP Request: GET ...?key=...")."""
+    logger = logging.getLogger("httpx")
+    if not any(isinstance(existing, RedactingFilter) for existing in logger.filters):
+        logger.addFilter(RedactingFilter())
+
+
+_guard_http_logs()
+
+
+class ApiKeyAuth(httpx.Auth):
+    """The API key on a request to the display service (REST routes and SSE feeds alike).
+
+    Adds the key from `keys` as the query parameter `key`. A 401 or 403 asks `keys` for a key
+    other than the refused one (requests refused together share one renewal: see
+    `ServiceApiKeys.refresh`) and sends the request again, once. Raises, from the request:
+    whatever `keys` raises when it has no key to give (`KeyRefused`, `ServiceUnreachable`,
+    `ClockNotSynchronised`...); `AuthRefused` with `renewal` set when the refused key cannot be
+    renewed; `AuthRefused` without when the fresh key is refused too. An answer that is a
+    success tells `keys` that the key was accepted. The refusal's error body is read (a few
+    bytes) to describe it; other answers are left to the caller, unread.
+    """
+
+    def __init__(self, keys: ApiKeys) -> None:
+        self.keys = keys
+
+    def __repr__(self) -> str:
+        return f"ApiKeyAuth({self.keys!r})"
+
+    def sync_auth_flow(
+        self, request: httpx.Request
+    ) -> Generator[httpx.Request, httpx.Response, None]:
+        """Not for blocking clients: the key source is asynchronous."""
+        raise RuntimeError("ApiKeyAuth works with httpx.AsyncClient only")
+        yield request  # pragma: no cover (makes this a generator)
+
+    async def async_auth_flow(
+        self, request: httpx.Request
+    ) -> AsyncGenerator[httpx.Request, httpx.Response]:
+        key = await self.keys.get()
+        register_secret(key)  # (key sources do; a key that reaches a URL is masked, whatever)
+        request.url = request.url.copy_set_param("key", key)
+        response = yield request
+        if response.status_code not in AUTH_STATUSES:
+            if response.is_success:
+                self.keys.accepted(key)
+            return
+        route = route_of(request)
+        await response.aread()
+        body = service_error_body(response)
+        try:
+            fresh = await self.keys.refresh(key)
+        except KeyRefused as refusal:
+            raise AuthRefused(
+                f"{describe_failure(route, response, body)}; no new API key: {refusal}",
+                status=response.status_code,
+                error=body,
+                route=route,
+                renewal=refusal,
+            ) from None
+        if fresh == key:
+            same = KeyRefused("the key source gave the refused key again", route=route)
+            raise AuthRefused(
+                f"{describe_failure(route, response, body)}; no new API key: {same}",
+                status=response.status_code,
+                error=body,
+                route=route,
+                renewal=same,
+            )
+        register_secret(fresh)
+        request.url = request.url.copy_set_param("key", fresh)
+        response = yield request
+        if response.status_code in AUTH_STATUSES:
+            await response.aread()
+            body = service_error_body(response)
+            raise AuthRefused(
+                f"{describe_failure(route, response, body)} (refused again with a new API key)",
+                status=response.status_code,
+                error=body,
+                route=route,
+            )
+        if response.is_success:
+            self.keys.accepted(fresh)
 
 
 def _masked(body: ServiceError | None, token: str) -> ServiceError | None:
@@ -775,11 +783,13 @@ def api_keys_from_settings(
 
 
 __all__ = [
+    "AUTH_STATUSES",
     "EARLIEST_PLAUSIBLE_YEAR",
     "KEY_CACHE_NAME",
     "KEY_RENEWAL_JITTER",
     "TOKEN_BACKDATE_SECONDS",
     "TOKEN_LIFETIME_SECONDS",
+    "ApiKeyAuth",
     "ApiKeys",
     "AuthRefused",
     "ClockNotSynchronised",

@@ -1,11 +1,11 @@
 """REST client of the display service: reference data and ticket pages, with the API key.
 
-Every route gets the API key as the query parameter `key`, taken from an `ApiKeys` provider at
-request time; a 401 or 403 renews the key once and retries once. Failures come out typed
-(`ServiceUnreachable`, `ServiceFailed`, `AuthRefused`) with messages that never hold the key:
-httpx quotes URLs (and so the key) in its log lines, so its logger is filtered on import.
-The feeds module uses `http`, `keys`, `url()` and `params()` so the SSE routes follow the same
-conventions.
+Every route gets the API key through `auth.ApiKeyAuth` (the query parameter `key`; a 401 or 403
+renews the key once and retries once), the same key flow as the feeds'. Failures come out typed
+(`ServiceUnreachable`, `ServiceFailed`, `AuthRefused`, from `lobby_display.service_errors`, re-
+exported here) with messages that never hold the key: httpx quotes URLs (and so the key) in its
+log lines, so `auth` filters its logger. The feeds use `http`, `auth` and `url()` so the SSE
+routes follow the same conventions.
 """
 
 from __future__ import annotations
@@ -22,18 +22,7 @@ import httpx
 from pydantic import ValidationError
 
 from lobby_display import __version__
-from lobby_display.auth import (
-    ApiKeys,
-    AuthRefused,
-    DisplayServiceError,
-    KeyRefused,
-    ServiceFailed,
-    ServiceUnreachable,
-    api_keys_from_settings,
-    describe_failure,
-    describe_transport_error,
-    service_error_body,
-)
+from lobby_display.auth import ApiKeyAuth, ApiKeys, api_keys_from_settings
 from lobby_display.config import ConfigError, Settings
 from lobby_display.models import (
     Counter,
@@ -46,7 +35,16 @@ from lobby_display.models import (
     TimeSlot,
     keyed,
 )
-from lobby_display.redaction import RedactingFilter
+from lobby_display.service_errors import (
+    AuthRefused,
+    DisplayServiceError,
+    KeyRefused,
+    ServiceFailed,
+    ServiceUnreachable,
+    failed,
+    service_error_body,
+    unreachable,
+)
 
 log = logging.getLogger(__name__)
 
@@ -55,20 +53,7 @@ MAX_PAGE_SIZE: Final = 50
 #: Most pages read for one list of tickets (2,000 tickets at 50 a page): a service that keeps
 #: reporting more tickets than it sends cannot keep the client reading forever.
 MAX_TICKET_PAGES: Final = 40
-#: Statuses that mean "this key is refused".
-_AUTH_STATUSES: Final = frozenset({401, 403})
-
 _R = TypeVar("_R", bound=Record)
-
-
-def _guard_http_logs() -> None:
-    """Mask secrets in httpx's own log lines ("HTTP Request: GET ...?key=...")."""
-    logger = logging.getLogger("httpx")
-    if not any(isinstance(existing, RedactingFilter) for existing in logger.filters):
-        logger.addFilter(RedactingFilter())
-
-
-_guard_http_logs()
 
 
 def make_http(settings: Settings) -> httpx.AsyncClient:
@@ -137,6 +122,8 @@ class DisplayClient:
     ) -> None:
         self.base_url = display_url.rstrip("/")
         self.keys = keys
+        self.auth = ApiKeyAuth(keys)
+        """The key on every request: pass it as `auth=` (the feeds do)."""
         self.http = http
         self.langs = tuple(langs)
 
@@ -180,16 +167,14 @@ class DisplayClient:
     async def params(self, **values: object) -> dict[str, str]:
         """Query parameters with the current API key as `key`; lists comma-separated.
 
-        `None` values are left out. A feed that gets a 401/403 calls `keys.refresh(key)` and
-        asks for its parameters again.
+        `None` values are left out. (Requests made with `auth=self.auth` get the key, and its
+        renewal, without this.)
         """
-        return self._query(await self.keys.get(), values)
+        return {**self._query(values), "key": await self.keys.get()}
 
     @staticmethod
-    def _query(key: str, values: Mapping[str, object]) -> dict[str, str]:
-        query = {name: _param(value) for name, value in values.items() if value is not None}
-        query["key"] = key
-        return query
+    def _query(values: Mapping[str, object]) -> dict[str, str]:
+        return {name: _param(value) for name, value in values.items() if value is not None}
 
     def _langs(self, langs: Sequence[str] | None) -> list[str] | None:
         chosen = self.langs if langs is None else tuple(langs)
@@ -203,37 +188,15 @@ class DisplayClient:
         A 401 or 403 renews the key once and retries once; refused again, `AuthRefused`.
         """
         route = f"GET /v1/{path.lstrip('/')}"
-        key = await self.keys.get()
-        response = await self._send(route, path, key, values)
-        if response.status_code in _AUTH_STATUSES:
-            try:
-                key = fresh = await self.keys.refresh(key)
-            except KeyRefused as refusal:
-                body = service_error_body(response)
-                raise AuthRefused(
-                    f"{describe_failure(route, response, body)}; no new API key: {refusal}",
-                    status=response.status_code,
-                    error=body,
-                    route=route,
-                ) from None
-            response = await self._send(route, path, fresh, values)
-            if response.status_code in _AUTH_STATUSES:
-                body = service_error_body(response)
-                raise AuthRefused(
-                    f"{describe_failure(route, response, body)} (refused again with a new API key)",
-                    status=response.status_code,
-                    error=body,
-                    route=route,
-                )
-        if not 200 <= response.status_code < 300:
-            body = service_error_body(response)
-            raise ServiceFailed(
-                describe_failure(route, response, body),
-                status=response.status_code,
-                error=body,
-                route=route,
+        try:
+            response = await self.http.get(
+                self.url(path), params=self._query(values), auth=self.auth
             )
-        self.keys.accepted(key)
+        except httpx.HTTPError as error:
+            # `from None`: the httpx error holds the request, whose URL holds the key.
+            raise unreachable(route, self.base_url, error) from None
+        if not response.is_success:
+            raise failed(route, response, service_error_body(response))
         try:
             return response.json()
         except ValueError:
@@ -241,18 +204,6 @@ class DisplayClient:
                 f"{route} answered HTTP {response.status_code} with a body that is not JSON",
                 status=response.status_code,
                 route=route,
-            ) from None
-
-    async def _send(
-        self, route: str, path: str, key: str, values: Mapping[str, object]
-    ) -> httpx.Response:
-        try:
-            return await self.http.get(self.url(path), params=self._query(key, values))
-        except httpx.HTTPError as error:
-            # `from None`: the httpx error holds the request, whose URL holds the key.
-            raise ServiceUnreachable(
-                f"{route} failed: cannot reach the display service at {self.base_url} "
-                f"({describe_transport_error(error)})"
             ) from None
 
     # --- routes ---------------------------------------------------------------------------------

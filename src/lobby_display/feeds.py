@@ -3,7 +3,9 @@
 One long-lived consumer per feed (current tickets, queue state, counters). Each (re)connect
 starts from the feed's first message, which becomes a *snapshot* that replaces the feed's part of
 the board; later events become *changes*. Every way a stream can end leads to a reconnect with
-backoff (1 s doubling to 30 s, jittered, reset after a minute of health); nothing gives up.
+backoff (`lobby_display.backoff`: 1 s doubling to 30 s, jittered, reset after a minute of health);
+nothing gives up. The API key rides on every request through the client's `auth`
+(`auth.ApiKeyAuth`), and the stream is read through `lobby_display.sse`.
 What the spec does not show (the events after the first message) is read tolerantly: an
 envelope, a bare record, a map keyed by id, a page or a list. Anything else is logged and
 answered with a fresh snapshot, never a crash.
@@ -16,24 +18,16 @@ import contextlib
 import json
 import logging
 import random
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
 import httpx
-from httpx_sse import EventSource, ServerSentEvent, SSEError
-from httpx_sse._decoders import SSEDecoder, SSELineDecoder  # pinned 0.4.3; see _events()
 from pydantic import ValidationError
 
-from lobby_display.auth import (
-    AuthRefused,
-    ClockNotSynchronised,
-    DisplayServiceError,
-    KeyRefused,
-    describe_failure,
-    describe_transport_error,
-)
+from lobby_display.auth import ClockNotSynchronised
+from lobby_display.backoff import FIRST_DELAY, HEALTHY_AFTER, MAX_DELAY, Backoff
 from lobby_display.decoding import CounterDecoder as CounterDecoder
 from lobby_display.decoding import NotUnderstood as NotUnderstood
 from lobby_display.decoding import QueueStateDecoder as QueueStateDecoder
@@ -47,6 +41,14 @@ from lobby_display.models import (
     TicketPage,
 )
 from lobby_display.redaction import redact
+from lobby_display.service_errors import (
+    AuthRefused,
+    DisplayServiceError,
+    KeyRefused,
+    describe_transport_error,
+    failed,
+)
+from lobby_display.sse import EventTooLarge, SSEError, check_event_stream, read_events
 from lobby_display.updates import (
     Feed,
     FeedHealth,
@@ -73,11 +75,11 @@ def utc_now() -> datetime:
 class FeedTiming:
     """How feeds retry and what they accept; the defaults are the field-tested ones."""
 
-    first_delay: float = 1.0
+    first_delay: float = FIRST_DELAY
     """Seconds before the first reconnection attempt."""
-    max_delay: float = 30.0
+    max_delay: float = MAX_DELAY
     """Cap of the doubling delay."""
-    healthy_after: float = 60.0
+    healthy_after: float = HEALTHY_AFTER
     """A stream that lasted this long resets the delay to `first_delay`."""
     max_event_bytes: int = 1_000_000
     """Largest event accepted; a larger one is dropped and answered with a fresh snapshot."""
@@ -88,22 +90,22 @@ class FeedTiming:
     reference_retry: float = 60.0
     """Seconds between reference-data reloads after an unknown id (at most)."""
 
-
-class KeySource(Protocol):
-    """Where feeds get the API key (see auth.py)."""
-
-    async def get(self) -> str: ...
-
-    async def refresh(self, rejected: str) -> str: ...
-
-    def accepted(self, key: str) -> None: ...
+    def backoff(self, rng: random.Random, clock: Callable[[], float] | None = None) -> Backoff:
+        """The reconnect policy with these delays (`clock`: seconds, monotonic by default)."""
+        if clock is None:
+            return Backoff(self.first_delay, self.max_delay, self.healthy_after, rng=rng)
+        return Backoff(self.first_delay, self.max_delay, self.healthy_after, rng=rng, clock=clock)
 
 
 class FeedClient(Protocol):
     """What the feeds need of the REST client (see client.py)."""
 
     http: httpx.AsyncClient
-    keys: KeySource
+
+    @property
+    def auth(self) -> httpx.Auth:
+        """The API key on every request, renewed when refused (`auth.ApiKeyAuth`)."""
+        ...
 
     def url(self, path: str) -> str: ...
 
@@ -112,53 +114,8 @@ class FeedClient(Protocol):
     ) -> list[Ticket]: ...
 
 
-class EventTooLarge(Exception):
-    """An event larger than the cap."""
-
-
 class _Refused(Exception):
     """The service refused the API key, even a fresh one."""
-
-
-def backoff_delay(attempt: int, timing: FeedTiming, rng: random.Random) -> float:
-    """Delay before reconnection `attempt` (1-based): doubling, capped, plus up to 50 % jitter."""
-    base = min(timing.max_delay, timing.first_delay * 2.0 ** max(0, attempt - 1))
-    return base + rng.uniform(0, base / 2)
-
-
-async def _events(
-    response: httpx.Response,
-    max_bytes: int,
-    on_bytes: Callable[[], None],
-    max_first_bytes: int | None = None,
-) -> AsyncIterator[ServerSentEvent]:
-    """Decode SSE events from `response`, refusing any event larger than `max_bytes`.
-
-    The first event with data (the feed's snapshot) may reach `max_first_bytes` instead: a big
-    place's first page is large, and refusing it would reconnect for ever. httpx-sse's
-    `aiter_sse` buffers an event without bound and hides heartbeats, so its own decoders are
-    driven here: every chunk (a heartbeat comment too) calls `on_bytes`, and the size of the
-    event being assembled is checked line by line.
-    """
-    lines = SSELineDecoder()
-    decoder = SSEDecoder()
-    limit = max(max_bytes, max_first_bytes or 0)
-    pending = 0
-    async for text in response.aiter_text():
-        on_bytes()
-        for line in lines.decode(text):
-            pending += len(line)
-            if pending > limit:
-                raise EventTooLarge(f"an event of more than {limit} bytes")
-            event = decoder.decode(line.rstrip("\n"))
-            if not line.rstrip("\r\n"):
-                pending = 0  # a block ends here, with an event or (a comment) without
-            if event is not None:
-                if event.data.strip():
-                    limit = max_bytes
-                yield event
-        if pending + sum(len(part) for part in lines.buffer) > limit:
-            raise EventTooLarge(f"an event of more than {limit} bytes")
 
 
 class Decoder(Protocol):
@@ -199,15 +156,22 @@ class FeedRunner:
         self.rng = rng or random.Random()  # noqa: S311 - jitter, not cryptography
         self.on_updates = on_unknown_ids
         self.feed = decoder.feed
-        self.attempt = 0
+        self.backoff = self.timing.backoff(self.rng, self._seconds)
+        """Reconnection delays; a connection is up (`started`) from its first message."""
         self.last_message_at: datetime | None = None
         self._last_health_at: datetime | None = None
-        self._connected_at: datetime | None = None
-        """When the current connection's first message arrived (None before it)."""
         self._stream_retry = 0.0
         """The stream's `retry:` (seconds): a floor for every later reconnection, as in SSE."""
         self._retry_after = 0.0
         """An error answer's `Retry-After` (seconds): a floor for the next attempt only."""
+
+    @property
+    def attempt(self) -> int:
+        """Failed attempts since the last healthy connection (0 while none failed)."""
+        return self.backoff.attempt
+
+    def _seconds(self) -> float:
+        return self.clock().timestamp()
 
     def _health(self, status: FeedStatus, error: str = "", next_try: float | None = None) -> None:
         now = self.clock()
@@ -244,7 +208,8 @@ class FeedRunner:
                 # even with a fresh key; the message names the route and never the key.
                 refused, error = True, str(problem)
             except (DisplayServiceError, ClockNotSynchronised) as problem:
-                # A REST call of the feed (a ticket page, a new key) failed, in words.
+                # The stream was answered with an error, or a REST call of the feed (a ticket
+                # page, a new key) failed, in words.
                 error = str(problem)
             except NotUnderstood as problem:
                 error = f"could not read {problem}; reading a fresh snapshot"
@@ -261,8 +226,6 @@ class FeedRunner:
             except httpx.ReadError:
                 # Its message is empty: a read fails this way when the connection is reset.
                 error = "the connection broke (reset by the network or the service)"
-            except httpx.HTTPStatusError as problem:
-                error = str(problem)
             except httpx.HTTPError as problem:
                 error = f"the connection broke ({describe_transport_error(problem)})"
             except SSEError as problem:
@@ -274,16 +237,7 @@ class FeedRunner:
                 error = f"unexpected error ({type(problem).__name__})"
             error = redact(error)
             # However the connection ended, a long healthy one starts the backoff afresh.
-            if self._connected_at is not None:
-                lasted = (self.clock() - self._connected_at).total_seconds()
-                if lasted >= self.timing.healthy_after:
-                    self.attempt = 0
-            self.attempt += 1
-            delay = max(
-                backoff_delay(self.attempt, self.timing, self.rng),
-                self._stream_retry,
-                self._retry_after,
-            )
+            delay = max(self.backoff.next_delay(), self._stream_retry, self._retry_after)
             self._retry_after = 0.0
             log.warning(
                 "%s feed: %s; reconnecting in %.1f s (attempt %d)",
@@ -297,47 +251,34 @@ class FeedRunner:
 
     async def _stream(self) -> None:
         """One connection: returns when the server closes it cleanly; raises otherwise."""
-        self._connected_at = None
-        key = await self.client.keys.get()
-        for fresh_key in (False, True):
-            params = {**self.decoder.params(), "key": key}
-            headers = {"Accept": "text/event-stream", "Cache-Control": "no-store"}
-            url = self.client.url(self.decoder.path)
-            async with self.client.http.stream("GET", url, params=params, headers=headers) as resp:
-                if resp.status_code in (401, 403):
-                    await resp.aclose()
-                    if fresh_key:
-                        # Asking for yet another key now would not help: the next attempt
-                        # (after the backoff) starts with this one.
-                        break
-                    try:
-                        fresh = await self.client.keys.refresh(key)
-                    except KeyRefused as problem:
-                        # Only a refusal is final; a key service that is down is retried.
-                        raise _Refused(
-                            f"the service refused the API key ({resp.status_code}) and no new "
-                            f"key could be had: {redact(str(problem))}"
-                        ) from None
-                    if fresh == key:
-                        raise _Refused(f"the service refused the API key ({resp.status_code})")
-                    key = fresh
-                    continue
-                if resp.status_code != 200:
-                    self._retry_after = _retry_after(resp)
-                    raise httpx.HTTPStatusError(
-                        describe_failure(f"the {self.feed} feed", resp, None),
-                        request=resp.request,
-                        response=resp,
+        headers = {"Accept": "text/event-stream", "Cache-Control": "no-store"}
+        url = self.client.url(self.decoder.path)
+        async with contextlib.AsyncExitStack() as stack:
+            try:
+                resp = await stack.enter_async_context(
+                    self.client.http.stream(
+                        "GET",
+                        url,
+                        params=self.decoder.params(),
+                        headers=headers,
+                        auth=self.client.auth,
                     )
-                EventSource(resp)._check_content_type()
-                self.client.keys.accepted(key)
-                await self._read(resp)
-                return
-        raise _Refused("the service refused a fresh API key too")
+                )
+            except KeyRefused:
+                raise  # no key to be had at all: said as the key source says it
+            except AuthRefused as refusal:
+                # Refused, and renewed once if it could be: the next attempt (after the
+                # backoff) starts with the key there is then.
+                raise _Refused(_refusal_words(refusal)) from None
+            if resp.status_code != 200:
+                self._retry_after = _retry_after(resp)
+                raise failed(f"the {self.feed} feed", resp)
+            check_event_stream(resp)
+            await self._read(resp)
 
     async def _read(self, response: httpx.Response) -> None:
         first = True
-        async for event in _events(
+        async for event in read_events(
             response, self.timing.max_event_bytes, self._alive, self.timing.max_first_bytes
         ):
             if event.retry is not None:
@@ -356,13 +297,23 @@ class FeedRunner:
             now = self.clock()
             if first:
                 first = False
-                self._connected_at = now
+                self.backoff.started()
                 self._health(FeedStatus.LIVE)
             elif (
                 self._last_health_at is None
                 or (now - self._last_health_at).total_seconds() >= self.timing.health_every
             ):
                 self._health(FeedStatus.LIVE)
+
+
+def _refusal_words(refusal: AuthRefused) -> str:
+    """What a feed says when the service refuses its key (the route quotes no key)."""
+    if refusal.renewal is None:
+        return "the service refused a fresh API key too"
+    return (
+        f"the service refused the API key ({refusal.status}) and no new key could be had: "
+        f"{refusal.renewal}"
+    )
 
 
 def _retry_after(response: httpx.Response) -> float:
@@ -513,7 +464,7 @@ class Feeds:
         return self.runners
 
     async def _first_reference(self) -> None:
-        attempt = 0
+        backoff = self.timing.backoff(self.rng)
         while True:
             try:
                 await self._load()
@@ -521,8 +472,7 @@ class Feeds:
             except asyncio.CancelledError:
                 raise
             except Exception as problem:
-                attempt += 1
-                delay = backoff_delay(attempt, self.timing, self.rng)
+                delay = backoff.next_delay()
                 error = redact(f"cannot load the place's queues and names: {_describe(problem)}")
                 log.warning("%s; retrying in %.1f s", error, delay)
                 now = self.clock()
@@ -534,7 +484,7 @@ class Feeds:
                             feed=feed,
                             status=FeedStatus.REFUSED if refused else FeedStatus.CONNECTING,
                             at=now,
-                            attempt=attempt,
+                            attempt=backoff.attempt,
                             next_try_at=now + timedelta(seconds=delay),
                             error=error,
                         )
@@ -548,7 +498,7 @@ class Feeds:
 
     async def _refresh_reference(self) -> None:
         before = self.ids()
-        attempt = 0
+        backoff = self.timing.backoff(self.rng)
         while True:
             if self.reference is not None:
                 with contextlib.suppress(TimeoutError):
@@ -565,8 +515,7 @@ class Feeds:
                     log.warning("could not reload names, keeping the old ones: %s", error)
                     continue
                 # The streams run meanwhile, and a restored board shows the last names.
-                attempt += 1
-                delay = backoff_delay(attempt, self.timing, self.rng)
+                delay = backoff.next_delay()
                 log.warning(
                     "cannot load the place's queues and names: %s; retrying in %.1f s",
                     error,

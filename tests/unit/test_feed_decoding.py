@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
-import random
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 
-import httpx
 import pytest
 
 from lobby_display.feeds import (
     CounterDecoder,
-    EventTooLarge,
-    FeedTiming,
     NotUnderstood,
     QueueStateDecoder,
     TicketDecoder,
-    _events,
-    backoff_delay,
 )
 from lobby_display.models import Ticket, TicketPage
 from lobby_display.updates import (
@@ -170,62 +164,3 @@ class TestCounterFeed:
         )
         assert isinstance(updates[0], CounterChanged)
         assert updates[0].counter.infos.value == 13
-
-
-async def stream(chunks: list[bytes]) -> AsyncIterator[bytes]:
-    for chunk in chunks:
-        yield chunk
-
-
-def response(chunks: list[bytes]) -> httpx.Response:
-    return httpx.Response(
-        200, headers={"content-type": "text/event-stream"}, content=stream(chunks)
-    )
-
-
-class TestEventReader:
-    async def test_events_heartbeats_and_ids(self) -> None:
-        seen: list[str] = []
-        beats = 0
-
-        def alive() -> None:
-            nonlocal beats
-            beats += 1
-
-        chunks = [b'id: 1\ndata: {"a": 1}\n\n', b": ping\n\n", b'data: {"b"', b": 2}\n\n"]
-        async for event in _events(response(chunks), 1000, alive):
-            seen.append(event.data)
-        # The ping after an id comes out as an empty event (httpx-sse bug #35): the runner drops it.
-        assert [data for data in seen if data] == ['{"a": 1}', '{"b": 2}']
-        assert beats == 4
-
-    async def test_an_event_over_the_cap_is_refused_before_it_is_whole(self) -> None:
-        chunks = [b"data: " + b"x" * 600, b"x" * 600, b"x" * 600, b"\n\n"]
-        with pytest.raises(EventTooLarge):
-            async for _ in _events(response(chunks), 1000, lambda: None):
-                pass
-
-
-def test_backoff_doubles_to_a_cap_with_jitter() -> None:
-    timing = FeedTiming()
-    rng = random.Random(4)
-    delays = [backoff_delay(attempt, timing, rng) for attempt in range(1, 9)]
-    bases = [1, 2, 4, 8, 16, 30, 30, 30]
-    for delay, base in zip(delays, bases, strict=True):
-        assert base <= delay <= base * 1.5
-
-
-async def test_the_first_message_may_be_larger_than_later_events() -> None:
-    big = b"data: " + b"x" * 1500 + b"\n\n"
-    chunks = [big, b"data: {}\n\n", big]
-    seen = []
-    with pytest.raises(EventTooLarge):
-        async for event in _events(response(chunks), 1000, lambda: None, max_first_bytes=4000):
-            seen.append(len(event.data))
-    assert seen == [1500, 2]
-
-
-async def test_heartbeats_do_not_add_up_to_an_oversized_event() -> None:
-    chunks = [b": ping\n\n"] * 300 + [b'data: {"a": 1}\n\n']
-    seen = [event.data async for event in _events(response(chunks), 100, lambda: None)]
-    assert seen == ['{"a": 1}']

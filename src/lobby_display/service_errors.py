@@ -1,0 +1,172 @@
+"""The errors of talking to the display service, and how an HTTP exchange maps onto them.
+
+One place for what the key flow (`auth`), the REST client (`client`) and the feeds (`feeds`)
+report: the service could not be reached (`ServiceUnreachable`), it answered with an error
+(`ServiceFailed`, with its status and error body), it refuses our credentials (`AuthRefused`), or
+no new API key can be had (`KeyRefused`). Messages never hold a secret: every one goes through
+`redact`, and none quotes a URL (which holds the API key).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import httpx
+
+from lobby_display.models import ServiceError, clean_text
+from lobby_display.redaction import redact
+
+#: Statuses that mean "this API key is refused": renew it, never retry with the same one.
+AUTH_STATUSES: Final = frozenset({401, 403})
+
+
+class DisplayServiceError(Exception):
+    """A failure talking to the display service. The message never holds a secret."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(redact(message))
+
+
+class ServiceUnreachable(DisplayServiceError):
+    """The service could not be reached: refused connection, unknown host, TLS, timeout."""
+
+
+class ServiceFailed(DisplayServiceError):
+    """The service answered with an error (or an answer that cannot be read).
+
+    `status` is the HTTP status (None when there was no answer to speak of), `error` the
+    service's error body `{error, error_description, error_uri}` (empty fields when absent).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        error: ServiceError | None = None,
+        route: str = "",
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.error = error if error is not None else ServiceError()
+        self.route = route
+
+    @property
+    def code(self) -> str:
+        """The service's error code (`error`), "" when it gave none."""
+        return self.error.error
+
+    @property
+    def description(self) -> str:
+        """The service's `error_description` (secrets masked), "" when it gave none."""
+        return redact(self.error.error_description)
+
+
+class AuthRefused(ServiceFailed):
+    """The service refuses our credentials, even with a freshly obtained API key.
+
+    `renewal` is why no new key could be had (the key was refused and could not be renewed),
+    None when a fresh key was refused too or no renewal was tried.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        error: ServiceError | None = None,
+        route: str = "",
+        renewal: KeyRefused | None = None,
+    ) -> None:
+        super().__init__(message, status=status, error=error, route=route)
+        self.renewal = renewal
+
+
+class KeyRefused(AuthRefused):
+    """No new API key can be had: the key is fixed in the config, or `/api_key` refused the
+    developer token."""
+
+
+def service_error_body(response: httpx.Response) -> ServiceError | None:
+    """The error body `{error, error_description, error_uri}` of `response`, if it has one.
+
+    The body must have been read (`response.read()` / `aread()`).
+    """
+    try:
+        payload = response.json()
+    except ValueError:
+        return None
+    if not isinstance(payload, dict) or not (
+        payload.get("error") or payload.get("error_description")
+    ):
+        return None
+    try:
+        return ServiceError.model_validate(payload)
+    except ValueError:
+        return None
+
+
+def describe_failure(what: str, response: httpx.Response, body: ServiceError | None) -> str:
+    """`what answered HTTP 404 CODE description`, or the status reason when the body is silent.
+
+    (Route and status are joined by words, not a colon: `/v1/api_key: ...` reads as a secret
+    assignment to the redaction patterns.)
+    """
+    status = f"HTTP {response.status_code}"
+    if body is None:
+        reason = clean_text(response.reason_phrase, 60)
+        return f"{what} answered {status}{f' {reason}' if reason else ''}"
+    details = " ".join(part for part in (body.error, body.error_description) if part)
+    return f"{what} answered {status} {details}".rstrip()
+
+
+def describe_transport_error(error: httpx.HTTPError) -> str:
+    """What went wrong on the wire, in words and without the URL (which holds the key)."""
+    text = clean_text(redact(str(error)), 200)
+    kind = type(error).__name__
+    return f"{kind}: {text}" if text else kind
+
+
+def unreachable(route: str, base_url: str, error: httpx.HTTPError) -> ServiceUnreachable:
+    """The error for `route` failing on the wire (raise it `from None`: the httpx error holds
+    the request, whose URL holds the key)."""
+    return ServiceUnreachable(
+        f"{route} failed: cannot reach the display service at {base_url} "
+        f"({describe_transport_error(error)})"
+    )
+
+
+def failed(what: str, response: httpx.Response, body: ServiceError | None = None) -> ServiceFailed:
+    """The error for an answer that is not a success: `what answered HTTP ...`.
+
+    `body` is the answer's error body when it was read (`service_error_body`); `what` names the
+    route (`GET /v1/places/P1`) or the feed, and is the error's `route`.
+    """
+    return ServiceFailed(
+        describe_failure(what, response, body),
+        status=response.status_code,
+        error=body,
+        route=what,
+    )
+
+
+def route_of(request: httpx.Request) -> str:
+    """`GET /v1/places/P1`: the request's method and path, without its query (and key)."""
+    path = request.url.raw_path.split(b"?", 1)[0].decode("ascii", "replace")
+    return f"{request.method} {path}"
+
+
+__all__ = [
+    "AUTH_STATUSES",
+    "AuthRefused",
+    "DisplayServiceError",
+    "KeyRefused",
+    "ServiceFailed",
+    "ServiceUnreachable",
+    "describe_failure",
+    "describe_transport_error",
+    "failed",
+    "route_of",
+    "service_error_body",
+    "unreachable",
+]
