@@ -473,8 +473,7 @@ class LobbyApp(App[None], inherit_bindings=False):
             self._minute = minute
             self._dirty.header = self._dirty.queues = self._dirty.calls = True
             self._dirty.status = True
-        if self._next_change is not None and now >= self._next_change:
-            self._dirty.everything()
+        self._catch_up(now)
         # Pages turn when every locale has had its turn, counted from the first page.
         period = self._rotation.period * len(self._rotation.locales)
         turn = math.floor(now.timestamp() / period)
@@ -501,7 +500,16 @@ class LobbyApp(App[None], inherit_bindings=False):
                 max(QUEUES_REDRAW_DELAY, due), self._redraw_queues, name="redraw-queues"
             )
 
+    def _catch_up(self, now: datetime) -> None:
+        """Redraw everything when a change due to time alone (a highlight's end, a part going
+        stale) has come: whichever redraw comes first draws it. A redraw of some parts that
+        came first and moved `_next_change` past it would otherwise leave it undrawn (a
+        highlight on until the next call)."""
+        if self._next_change is not None and now >= self._next_change:
+            self._dirty.everything()
+
     def _redraw_urgent(self) -> None:
+        self._catch_up(self._clock())
         if self._dirty.at_once:
             self._redraw_pending()
             return
@@ -529,10 +537,11 @@ class LobbyApp(App[None], inherit_bindings=False):
         self._flush_scheduled = False
         if not self._drawable:
             return
+        now = self._clock()
+        self._catch_up(now)
         dirty, self._dirty = self._dirty, _Dirty()
         if dirty.queues or dirty.counters:
             self._queues_drawn_at = time.monotonic()
-        now = self._clock()
         if dirty:
             self._redraw(dirty, now)
         self._next_change = self.board.next_change_at(now)

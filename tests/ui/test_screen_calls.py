@@ -10,6 +10,7 @@ from boards import (
     Recorder,
     at,
     call,
+    counters,
     make_board,
     make_settings,
     screen_text,
@@ -92,6 +93,31 @@ async def test_the_highlight_ends_after_highlight_seconds_and_the_call_stays() -
         assert not card.highlighted
         assert not card.has_class("-highlight")
         assert card.big.label == "K017", "the latest call stays on, steady"
+
+
+async def test_the_highlight_ends_on_time_even_when_a_counter_is_redrawn_first() -> None:
+    """A counter that changes just after a highlight's end, before the next tick, is redrawn
+    (alone, on its timer) first: the end of the highlight is drawn with it, not forgotten until
+    the next call (seen on the 4K kiosk chain: a card amber for 20 s and more)."""
+    clock, source, recorder = Clock(), FakeSource(), Recorder()
+    app = calls_app(clock, source, recorder, highlight_seconds=6)
+    async with app.run_test(size=(120, 34)) as pilot:
+        source.push(call("t-k017", "K017", "q-pass", 2, clock.now))
+        panel = app.now_calling
+        await wait_for(pilot, lambda: bool(panel.shown_cards) and panel.shown_cards[0].highlighted)
+        # Just after a tick of the app's own (every second), so that none comes in between.
+        ticks = recorder.ticks
+        await wait_for(pilot, lambda: recorder.ticks > ticks, timeout=3)
+        clock.advance(6.2)
+        app.apply_update(counters({"c-visitors": 129, "c-served": 98, "c-year": 12481}))
+        await wait_for(pilot, lambda: "12,481" in screen_text(app))
+        clock.advance(0.5)
+        app.tick()
+        await pilot.pause()
+        card = panel.shown_cards[0]
+        assert not card.highlighted, "the highlight ended 0.7 s ago"
+        assert not card.has_class("-highlight")
+        assert card.big.label == "K017"
 
 
 async def test_a_recall_is_highlighted_again_and_says_so() -> None:
