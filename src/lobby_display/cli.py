@@ -77,6 +77,14 @@ def build_parser() -> argparse.ArgumentParser:
     simulate.add_argument("--retry", type=int, default=3000, help="SSE retry: value (ms)")
     simulate.add_argument("--hostile", action="store_true", help="hostile names and labels")
     simulate.add_argument(
+        "--dialect",
+        default="",
+        metavar="WORDS",
+        help="how events are written, comma-separated: partial, bare-tickets, ticket-maps, "
+        "counter-maps, legacy-names, dates=spec|iso|service, first-page=N, or all "
+        "(default: as the spec's samples; see README)",
+    )
+    simulate.add_argument(
         "--fault",
         nargs="+",
         metavar="NAME [KEY=VALUE]",

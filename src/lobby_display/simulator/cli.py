@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from lobby_display.config import ConfigError
+from lobby_display.simulator.dialect import Dialect
 from lobby_display.simulator.server import CONTROLS, FAULTS, Simulator, SimulatorOptions
 
 EXIT_OK = 0
@@ -27,6 +28,11 @@ def simulate(args: argparse.Namespace) -> int:
     fault: list[str] | None = getattr(args, "fault", None)
     if fault:
         return send_fault(args.host, args.port, fault[0], fault[1:])
+    try:
+        dialect = Dialect.parse(getattr(args, "dialect", None) or "")
+    except ValueError as error:
+        print(f"lobby-display simulate: --dialect: {error}", file=sys.stderr)
+        return EXIT_PROBLEM
     options: SimulatorOptions = {
         "seed": args.seed,
         "speed": args.speed,
@@ -38,6 +44,7 @@ def simulate(args: argparse.Namespace) -> int:
         "heartbeat": getattr(args, "heartbeat", 15.0),
         "retry_ms": getattr(args, "retry", 3000),
         "hostile": getattr(args, "hostile", False),
+        "dialect": dialect,
     }
     directory: Path | None = args.directory
     try:
@@ -77,6 +84,7 @@ async def _serve(options: SimulatorOptions, directory: Path | None) -> int:
             f"  seed {place.options.seed}, speed {place.speed:g}, {len(place.queues)} queues, "
             f"{len(place.tickets)} current tickets, time zone {place.options.timezone}"
         )
+        print(f"  dialect      {sim.dialect.describe()}")
         print(f"  place id     {sim.place_id}  ({sim.company})")
         print(f"  config       {config}")
         print(f"  credentials  {credentials}  (private key, mode 0600)")
@@ -85,6 +93,7 @@ async def _serve(options: SimulatorOptions, directory: Path | None) -> int:
         print(f"               lobby-display simulate --port {sim.port} --fault stall feed=queues")
         print(f"  calls:       lobby-display simulate --port {sim.port} --fault hold on=true")
         print(f"               lobby-display simulate --port {sim.port} --fault call label=A031")
+        print(f"               lobby-display simulate --port {sim.port} --fault capacity queue=1")
         print(f"  state:       {sim.url}/_sim/status   truth: {sim.url}/_sim/truth")
         print("Ctrl-C stops.", flush=True)
         await stop.wait()

@@ -34,6 +34,7 @@ from zoneinfo import ZoneInfo
 
 from lobby_display.models import LOCALES, TicketState
 from lobby_display.simulator import names
+from lobby_display.simulator.dialect import Dialect
 from lobby_display.simulator.records import Records
 
 #: Waiting tickets at the front of a queue that are alerted (state 100).
@@ -85,6 +86,8 @@ class PlaceOptions:
     timezone: str = "Europe/Paris"
     start: datetime | None = None
     """The clock's start (aware); default: now. Fix it for deterministic runs."""
+    dialect: Dialect = field(default_factory=Dialect)
+    """How records are written: date shapes, legacy names (and, for the server, the events)."""
 
 
 @dataclass(slots=True, eq=False)
@@ -474,6 +477,140 @@ class Place:
         endpoint.serving = ticket.ticket_id
         self._call(ticket, endpoint)
         self._at_later(SCRIPTED_OUTCOME / self.speed, _Act.OUTCOME, ticket.ticket_id)
+
+    # --- scripted changes (tests: a day told step by step) -----------------------------------
+
+    def queue_named(self, queue: int | str) -> SimQueue:
+        """A queue by id, or by index in the place's order (`list(place.queues)`)."""
+        if isinstance(queue, str) and queue in self.queues:
+            return self.queues[queue]
+        try:
+            index = int(queue)
+        except ValueError:
+            raise ValueError(f"no queue {queue!r}: give a queue id or index") from None
+        if not 0 <= index < len(self.queues):
+            raise ValueError(f"no queue {index}: the place has {len(self.queues)} (0 to n-1)")
+        return list(self.queues.values())[index]
+
+    def _current_labelled(self, label: str) -> SimTicket:
+        found = [ticket for ticket in self.tickets.values() if ticket.label == label]
+        if not found:
+            raise ValueError(f"no current ticket {label!r}")
+        return found[-1]
+
+    def _scripted(self, change: Callable[[], None]) -> list[PlaceEvent]:
+        out: list[PlaceEvent] = []
+        self._out = out
+        change()
+        self._flush()
+        return out
+
+    def recall_tickets(self, labels: Iterable[str]) -> list[PlaceEvent]:
+        """Recall called tickets by label, as their operators would (`recalledCount` grows and
+        `timeline.recalledAt` gains the moment). Raises ValueError for a ticket not called."""
+        chosen = [self._current_labelled(str(label)) for label in labels]
+        if any(ticket.state != TicketState.CALLED for ticket in chosen):
+            raise ValueError("only a called ticket can be recalled")
+
+        def change() -> None:
+            for ticket in chosen:
+                ticket.recalled_count += 1
+                ticket.recalled_at.append(self.elapsed)
+                self._emit_ticket(ticket, "UPDATE")
+
+        return self._scripted(change)
+
+    def finish_tickets(
+        self, labels: Iterable[str], state: int = TicketState.DONE
+    ) -> list[PlaceEvent]:
+        """End current tickets by label: DONE (served: a called or served ticket counts on its
+        queue's counter) or CANCELED. Their endpoints are free again (and call the next ticket
+        unless calls are held)."""
+        if state not in (TicketState.DONE, TicketState.CANCELED):
+            raise ValueError("a ticket ends done (700) or canceled (600)")
+        chosen = [self._current_labelled(str(label)) for label in labels]
+
+        def change() -> None:
+            for ticket in chosen:
+                queue = self.queues[ticket.queue_id]
+                served = ticket.state in (TicketState.CALLED, TicketState.IN_PROGRESS)
+                self._finish(ticket, TicketState(state))
+                if served and state == TicketState.DONE:
+                    queue.counter_value += 1
+                    self._dirty_counters.add(queue.queue_id)
+                endpoint = self.endpoints.get(ticket.endpoint_id or "")
+                if endpoint is not None and endpoint.serving == ticket.ticket_id:
+                    self._free(endpoint)
+                self._alert_front(queue)
+
+        return self._scripted(change)
+
+    def arrive(self, queue: int | str, count: int = 1) -> list[PlaceEvent]:
+        """`count` walk-in tickets join `queue` now (even when it is full or closed: the
+        script decides); their labels are the queue's next numbers."""
+        chosen = self.queue_named(queue)
+
+        def change() -> None:
+            for _ in range(count):
+                ticket = self._make_ticket(chosen, self.elapsed, self._script_rng)
+                if chosen.appointment:
+                    ticket.booked_for = self.elapsed
+                self._enter_waiting(chosen, ticket)
+                self._emit_ticket(ticket, "CREATE")
+            self._alert_front(chosen)
+
+        return self._scripted(change)
+
+    def set_capacity(self, queue: int | str, capacity: int | None = None) -> list[PlaceEvent]:
+        """Set how many tickets `queue` may hold waiting; None: as many as wait now, so the
+        queue turns full without a ticket more or less."""
+        chosen = self.queue_named(queue)
+
+        def change() -> None:
+            chosen.capacity = len(chosen.waiting) if capacity is None else max(0, capacity)
+            self._dirty_states.add(chosen.queue_id)
+
+        return self._scripted(change)
+
+    def set_pause(self, queue: int | str, on: bool = True) -> list[PlaceEvent]:
+        """An operator pauses `queue` (or resumes it)."""
+        chosen = self.queue_named(queue)
+
+        def change() -> None:
+            chosen.pause = on
+            self._dirty_states.add(chosen.queue_id)
+            if not on:
+                for endpoint in chosen.endpoints:
+                    if endpoint.open and endpoint.serving is None:
+                        self._wake(endpoint, self.rng.uniform(2, 10) / self.speed)
+
+        return self._scripted(change)
+
+    def set_booking(self, queue: int | str, open_: bool = True) -> list[PlaceEvent]:
+        """Booking of `queue` closes (no new ticket) or opens again."""
+        chosen = self.queue_named(queue)
+
+        def change() -> None:
+            chosen.booking_open = open_
+            self._dirty_states.add(chosen.queue_id)
+
+        return self._scripted(change)
+
+    def set_open(self, queue: int | str, open_: bool = True) -> list[PlaceEvent]:
+        """Every endpoint of `queue` closes now (nobody serves: `queueIsOpened` turns false;
+        tickets being served stay so) or opens (within the opening hours)."""
+        chosen = self.queue_named(queue)
+
+        def change() -> None:
+            for endpoint in chosen.endpoints:
+                endpoint.closing = False
+                endpoint.on_break = False
+                endpoint.open = open_ and self.in_slot(chosen)
+                if endpoint.open and endpoint.serving is None:
+                    self._wake(endpoint, self.rng.uniform(2, 10) / self.speed)
+            self._dirty_states.add(chosen.queue_id)
+
+        return self._scripted(change)
 
     # --- building ----------------------------------------------------------------------------
 

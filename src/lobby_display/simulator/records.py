@@ -3,7 +3,8 @@
 Names are objects keyed by locale (restricted to `langs` when given); a ticket carries its
 queue's, place's, appointment type's and endpoint's names in the ticket's own language only.
 Ticket, counter and time-slot date-times use the service's `...:00,0000+0100` shape; queue-state
-date-times are ISO-8601 in UTC with milliseconds and `Z`.
+date-times are ISO-8601 in UTC with milliseconds and `Z`. The place's `Dialect` may choose one
+shape for all of them (`dates`) and the legacy names `opened` and `full` for queue states.
 """
 
 from __future__ import annotations
@@ -37,29 +38,40 @@ class Records:
     def __init__(self, place: Place) -> None:
         self.place = place
         self._epoch = place.t0.timestamp()
+        dialect = place.options.dialect
+        self._dates = dialect.dates
+        self._legacy = dialect.legacy_names
         # Formatting date-times is most of the cost of a record: each second is formatted once.
         self._service_cache: dict[int, str] = {}
         self._iso_cache: dict[int, str] = {}
 
     def service_moment(self, elapsed: float) -> str:
-        """The service's date-time shape for the second at `elapsed`, in the place's zone."""
+        """The service's date-time shape for the second at `elapsed`, in the place's zone (ISO
+        with the dialect's `dates="iso"`)."""
         second = math.floor(self._epoch + elapsed)
         text = self._service_cache.get(second)
         if text is None:
             if len(self._service_cache) > 200_000:
                 self._service_cache.clear()
             moment = datetime.fromtimestamp(second, tz=UTC).astimezone(self.place.tz)
-            text = self._service_cache[second] = service_datetime(moment)
+            shape = iso_z if self._dates == "iso" else service_datetime
+            text = self._service_cache[second] = shape(moment)
         return text
 
     def iso_moment(self, timestamp: float) -> str:
-        """ISO-8601 in UTC with milliseconds and Z, for `timestamp` seconds since the epoch."""
+        """ISO-8601 in UTC with milliseconds and Z, for `timestamp` seconds since the epoch (the
+        service's shape in the place's zone with the dialect's `dates="service"`)."""
         millis = math.floor(timestamp * 1000)
         text = self._iso_cache.get(millis)
         if text is None:
             if len(self._iso_cache) > 200_000:
                 self._iso_cache.clear()
-            text = self._iso_cache[millis] = iso_z(datetime.fromtimestamp(millis / 1000, tz=UTC))
+            moment = datetime.fromtimestamp(millis / 1000, tz=UTC)
+            if self._dates == "service":
+                text = service_datetime(moment.astimezone(self.place.tz))
+            else:
+                text = iso_z(moment)
+            self._iso_cache[millis] = text
         return text
 
     def iso_elapsed(self, elapsed: float) -> str:
@@ -275,7 +287,7 @@ class Records:
             if begin < midnight and end > start_of_day
         ]
         upcoming = next(((b, e) for b, e in queue.slots if b > place.elapsed), None)
-        return {
+        state = {
             "queueId": queue.queue_id,
             "bookingIsOpened": queue.booking_open,
             "queueIsOpened": place.is_open(queue),
@@ -303,6 +315,10 @@ class Records:
                 else None
             ),
         }
+        if self._legacy:
+            state["opened"] = state.pop("bookingIsOpened")
+            state["full"] = state.pop("queueIsFull")
+        return state
 
     def _first_availabilities(
         self, queue: SimQueue, today_close: float, tomorrow: float

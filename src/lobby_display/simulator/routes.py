@@ -297,6 +297,8 @@ def build_app(sim: Simulator) -> Starlette:
 
     async def tickets_sse(request: Request) -> Response:
         page, size = paging(request)
+        if sim.dialect.first_page is not None:
+            size = min(size, sim.dialect.first_page)
         ids = queue_ids(request)
         subscriber = subscribe(Feed.TICKETS, ids)
         first = dumps(ticket_page(place.current_tickets(ids), page, size))

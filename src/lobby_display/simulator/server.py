@@ -22,6 +22,7 @@ import uvicorn
 from lobby_display.simulator import names
 from lobby_display.simulator.auth import DEFAULT_GRACE_SECONDS, ApiKeys, ServiceAccount
 from lobby_display.simulator.background import BackgroundLoop
+from lobby_display.simulator.dialect import Dialect
 from lobby_display.simulator.faults import (
     FailTarget,
     FaultState,
@@ -67,8 +68,21 @@ FAULTS: Final = (
 )
 
 #: Controls that script the place (the `/_sim/{name}` routes; `lobby-display simulate --fault`
-#: sends them too): call tickets by label, hold or release the operators.
-CONTROLS: Final = ("call", "hold")
+#: sends them too): call, recall and end tickets by label, hold or release the operators,
+#: tickets arriving, a queue's capacity (full), pause, booking and operators (open).
+CONTROLS: Final = (
+    "call",
+    "hold",
+    "recall",
+    "finish",
+    "arrive",
+    "capacity",
+    "pause",
+    "booking",
+    "open",
+)
+#: Id field of each feed's records.
+ID_FIELDS: Final = {Feed.TICKETS: "ticketId", Feed.QUEUES: "queueId", Feed.COUNTERS: "counterId"}
 
 T = TypeVar("T")
 
@@ -90,6 +104,7 @@ class SimulatorOptions(TypedDict, total=False):
     host: str
     port: int
     api_key: str | None
+    dialect: Dialect
 
 
 class _EmbeddedServer(uvicorn.Server):
@@ -136,6 +151,11 @@ def _feed_param(params: Mapping[str, str], default: Feed | None = None) -> Feed 
         raise ValueError(f"feed must be one of {', '.join(Feed)} or all") from None
 
 
+def _flag(params: Mapping[str, str], name: str) -> bool:
+    """A yes/no parameter (default yes)."""
+    return params.get(name, "true").lower() not in ("0", "false", "no", "off")
+
+
 def _number(params: Mapping[str, str], name: str, default: float | None) -> float | None:
     value = params.get(name)
     if value is None or value == "":
@@ -163,8 +183,15 @@ class Simulator:
                 tickets=options.get("tickets"),
                 timezone=options.get("timezone", "Europe/Paris"),
                 start=options.get("start"),
+                dialect=options.get("dialect") or Dialect(),
             )
         )
+        self.dialect = self.place.options.dialect
+        self._sent: dict[tuple[Feed, str], dict[str, Any]] = {}
+        """With a partial dialect: the last record sent of each ticket, queue state, counter
+        (from the start: a client's first message is at least as new)."""
+        if self.dialect.partial:
+            self._remember_start()
         if options.get("hostile"):
             self.place.set_hostile(True)
         self.account = options.get("account") or ServiceAccount.generate(names.COMPANY_NAME)
@@ -280,9 +307,39 @@ class Simulator:
     # --- events ------------------------------------------------------------------------------
 
     def publish(self, events: list[PlaceEvent]) -> None:
-        """Send the place's events to the feeds."""
+        """Send the place's events to the feeds, written in the simulator's dialect."""
+        dialect = self.dialect
         for event in events:
-            self.hub.publish(event.feed, event.queue_id, _encoder(event))
+            data = self._partial(event) if dialect.partial else event.data
+            self.hub.publish(event.feed, event.queue_id, _encoder(event, data, dialect))
+
+    def _remember_start(self) -> None:
+        place = self.place
+        tickets = place.current_tickets()
+        for ticket, record in zip(tickets, place.records.tickets(tickets), strict=True):
+            self._sent[(Feed.TICKETS, ticket.ticket_id)] = record
+        for queue_id, queue in place.queues.items():
+            self._sent[(Feed.QUEUES, queue_id)] = place.records.queue_state(queue)
+            self._sent[(Feed.COUNTERS, queue_id)] = place.records.counter(queue)
+
+    def _partial(self, event: PlaceEvent) -> dict[str, Any]:
+        """The fields of `event`'s record that changed since its last event (null for a field
+        gone), with its id; the whole record the first time and for a new ticket."""
+        key = (event.feed, event.key)
+        before = self._sent.get(key)
+        if event.action == "DELETE":
+            self._sent.pop(key, None)
+        else:
+            self._sent[key] = event.data
+        if before is None or event.action == "CREATE":
+            return event.data
+        changed = {
+            name: value
+            for name, value in event.data.items()
+            if name not in before or before[name] != value
+        }
+        changed.update({name: None for name in before if name not in event.data})
+        return {ID_FIELDS[event.feed]: event.key, **changed}
 
     # --- faults ------------------------------------------------------------------------------
 
@@ -487,10 +544,44 @@ class Simulator:
             if event.feed is Feed.TICKETS and event.data["state"] == 200
         ]
 
+    def recall_tickets(self, labels: Iterable[str]) -> None:
+        """Recall called tickets by label (see `Place.recall_tickets`)."""
+        self.publish(self.place.recall_tickets(labels))
+
+    def finish_tickets(self, labels: Iterable[str], state: int = 700) -> None:
+        """End current tickets by label, done (700) or canceled (600)."""
+        self.publish(self.place.finish_tickets(labels, state))
+
+    def arrive(self, queue: int | str, count: int = 1) -> list[str]:
+        """`count` walk-in tickets join a queue (id or index); returns their labels."""
+        events = self.place.arrive(queue, count)
+        self.publish(events)
+        return [
+            str(event.data["label"])
+            for event in events
+            if event.feed is Feed.TICKETS and event.action == "CREATE"
+        ]
+
+    def set_capacity(self, queue: int | str, capacity: int | None = None) -> None:
+        """How many tickets a queue may hold waiting; None: those waiting now (it turns full)."""
+        self.publish(self.place.set_capacity(queue, capacity))
+
+    def set_pause(self, queue: int | str, on: bool = True) -> None:
+        """Pause a queue (or resume it)."""
+        self.publish(self.place.set_pause(queue, on))
+
+    def set_booking(self, queue: int | str, open_: bool = True) -> None:
+        """Close a queue's booking (or open it again)."""
+        self.publish(self.place.set_booking(queue, open_))
+
+    def set_open(self, queue: int | str, open_: bool = True) -> None:
+        """Close every endpoint of a queue now (or open them within the opening hours)."""
+        self.publish(self.place.set_open(queue, open_))
+
     def apply_control(
         self, name: str, params: Mapping[str, str], values: Mapping[str, list[str]]
     ) -> object:
-        """Apply a control by name (`call`, `hold`) with text parameters; `values` holds every
+        """Apply a control by name (see CONTROLS) with text parameters; `values` holds every
         value of a repeated parameter (`label=A031&label=B-12`, or `label=A031,B-12`).
 
         Raises KeyError for an unknown name, ValueError for a bad parameter.
@@ -498,12 +589,35 @@ class Simulator:
         if name not in CONTROLS:
             raise KeyError(name)
         if name == "hold":
-            on = params.get("on", "true").lower() not in ("0", "false", "no", "off")
+            on = _flag(params, "on")
             self.hold_calls(on)
             return {"held": on}
+        if name in ("arrive", "capacity", "pause", "booking", "open"):
+            queue = params.get("queue", "0")
+            if name == "arrive":
+                count = int(_number(params, "count", 1) or 0)
+                return {"arrived": self.arrive(queue, count)}
+            if name == "capacity":
+                capacity = _number(params, "capacity", None)
+                self.set_capacity(queue, None if capacity is None else int(capacity))
+                return {"capacity": self.place.queue_named(queue).capacity}
+            if name == "pause":
+                self.set_pause(queue, _flag(params, "on"))
+            elif name == "booking":
+                self.set_booking(queue, _flag(params, "open"))
+            else:
+                self.set_open(queue, _flag(params, "open"))
+            return {"queue": self.place.queue_named(queue).queue_id}
         labels = [part for value in values.get("label", []) for part in value.split(",") if part]
         if not labels:
             raise ValueError("give at least one label (label=A031)")
+        if name == "recall":
+            self.recall_tickets(labels)
+            return {"recalled": labels}
+        if name == "finish":
+            state = int(_number(params, "state", 700) or 700)
+            self.finish_tickets(labels, state)
+            return {"finished": labels, "state": state}
         counters = [part for value in values.get("counter", []) for part in value.split(",")]
         return {"called": self.call_tickets(labels, counters or None)}
 
@@ -605,13 +719,23 @@ class Simulator:
         )
 
 
-def _encoder(event: PlaceEvent) -> Encoder:
+def _encoder(event: PlaceEvent, record: dict[str, Any], dialect: Dialect) -> Encoder:
+    """How `event` (its `record`: whole or the changed fields) is written for a subscriber."""
     resource, category = ENVELOPES[event.feed]
+    feed = event.feed
 
     def encode(langs: tuple[str, ...] | None) -> bytes:
-        data = event.data
+        data = record
         if langs is not None and isinstance(data.get("name"), dict):
             data = {**data, "name": {k: v for k, v in data["name"].items() if k in langs}}
+        if feed is Feed.TICKETS and dialect.ticket_map:
+            data = {event.key: data}
+        if (feed is Feed.TICKETS and not dialect.ticket_envelope) or (
+            feed is Feed.COUNTERS and dialect.counter_map
+        ):
+            if feed is Feed.COUNTERS:
+                data = {event.key: data}
+            return dumps(data)
         return dumps(
             {
                 "resource": resource,
@@ -782,6 +906,36 @@ class SimulatorServer(BackgroundLoop):
         """Call tickets by label (at the given counters); returns the tickets called."""
         wanted, at = list(labels), None if counters is None else list(counters)
         return self.call(lambda sim: sim.call_tickets(wanted, at))
+
+    def recall_tickets(self, labels: Iterable[str]) -> None:
+        """Recall called tickets by label."""
+        wanted = list(labels)
+        self.call(lambda sim: sim.recall_tickets(wanted))
+
+    def finish_tickets(self, labels: Iterable[str], state: int = 700) -> None:
+        """End current tickets by label, done (700) or canceled (600)."""
+        wanted = list(labels)
+        self.call(lambda sim: sim.finish_tickets(wanted, state))
+
+    def arrive(self, queue: int | str, count: int = 1) -> list[str]:
+        """Walk-in tickets join a queue; returns their labels."""
+        return self.call(lambda sim: sim.arrive(queue, count))
+
+    def set_capacity(self, queue: int | str, capacity: int | None = None) -> None:
+        """A queue's capacity; None: those waiting now (it turns full)."""
+        self.call(lambda sim: sim.set_capacity(queue, capacity))
+
+    def set_pause(self, queue: int | str, on: bool = True) -> None:
+        """Pause a queue (or resume it)."""
+        self.call(lambda sim: sim.set_pause(queue, on))
+
+    def set_booking(self, queue: int | str, open_: bool = True) -> None:
+        """Close a queue's booking (or open it again)."""
+        self.call(lambda sim: sim.set_booking(queue, open_))
+
+    def set_open(self, queue: int | str, open_: bool = True) -> None:
+        """Close a queue's endpoints (or open them)."""
+        self.call(lambda sim: sim.set_open(queue, open_))
 
     def truth(self) -> dict[str, Any]:
         """Current tickets, queue states and counters by id, as REST gives them now."""
