@@ -34,6 +34,7 @@ from lobby_display.client import DisplayClient
 from lobby_display.config import Settings, load_config
 from lobby_display.feeds import Feeds, FeedTiming, load_reference
 from lobby_display.simulator import ServiceAccount, SimulatorServer
+from lobby_display.simulator.dialect import Dialect
 from lobby_display.simulator.proxy import ThreadedFaultProxy
 from lobby_display.updates import FeedStatus, Update
 
@@ -254,8 +255,12 @@ async def open_rig(
     queues: int = 5,
     tickets: int = 120,
     seed: int = 21,
+    dialect: Dialect | None = None,
 ) -> AsyncIterator[Rig]:
-    """Simulator, proxy and the live screen reading through the proxy; yields once it is live."""
+    """Simulator, proxy and the live screen reading through the proxy; yields once it is live.
+
+    `dialect`: how the simulator writes its events (partial updates, bare ticket events, ...).
+    """
     sim = SimulatorServer(
         seed=seed,
         speed=0.001,
@@ -265,6 +270,7 @@ async def open_rig(
         retry_ms=100,
         key_grace=1.0,
         account=account,
+        dialect=dialect or Dialect(),
     )
     sim.start()
     proxy = ThreadedFaultProxy(sim.port)

@@ -17,6 +17,7 @@ import pytest
 from reliability_support import Rig, open_rig
 
 from lobby_display.simulator import ServiceAccount
+from lobby_display.simulator.dialect import Dialect
 
 Step = Callable[[Rig], Awaitable[None]]
 
@@ -239,3 +240,45 @@ async def test_overlapping_faults(tmp_path: Path, account: ServiceAccount) -> No
         rig.proxy.reset_all()
         await rig.burst(30)
         await rig.settle("a reset, revoked keys, a closed stream and a 500")
+
+
+# --- the same faults when the service speaks another reading of the interface -----------------
+
+
+async def scripted_day(rig: Rig) -> None:
+    """A queue turning full, a pause and booking closing, told by updates of the dialect."""
+    sim = rig.sim
+    sim.set_capacity(1)
+    sim.set_pause(2, True)
+    sim.set_booking(3, False)
+    await rig.burst(10)
+    sim.set_pause(2, False)
+
+
+#: Partial updates alone, and every variant at once (partial, bare ticket maps, counter maps,
+#: legacy names, ISO dates, a first page of 7 tickets completed over REST).
+DIALECTS = {"partial updates": Dialect(partial=True), "every variant": Dialect.parse("all")}
+
+
+@pytest.mark.parametrize("dialect", list(DIALECTS.values()), ids=list(DIALECTS))
+@pytest.mark.usefixtures("no_errors_logged")
+async def test_faults_in_other_readings(
+    dialect: Dialect, tmp_path: Path, account: ServiceAccount
+) -> None:
+    # After each fault the feeds reconnect and merge the next updates into the fresh snapshot.
+    async with open_rig(tmp_path, account, dialect=dialect) as rig:
+        await run_steps(
+            rig,
+            [
+                ("updates of the dialect", scripted_day),
+                ("a dropped connection", drop),
+                ("a malformed event on each feed", malformed),
+                ("an event of an unknown kind on each feed", unknown),
+                ("a 2 MB event", huge),
+                ("500 answers to the ticket pages", error_status_on_pages),
+                ("a key rotation without grace", key_rotation),
+                ("hostile names and labels", hostile_strings),
+                ("a connection cut inside an event", cut_mid_event),
+                ("a burst of 1,500 events at 1,000/s", load_burst),
+            ],
+        )
