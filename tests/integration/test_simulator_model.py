@@ -265,3 +265,23 @@ def test_a_queue_state_read_at_any_moment_is_the_last_one_reported() -> None:
         for queue in place.queues.values():
             assert place.records.queue_state(queue) == queue.last_state
             assert place.records.counter(queue) == queue.last_counter
+
+
+@pytest.mark.parametrize("hour", [22, 23, 0, 1, 2])
+def test_each_local_day_has_its_two_sessions_in_order_across_midnight(hour: int) -> None:
+    """A place started around midnight (Paris) keeps coherent days: each local day holds its
+    two sessions once, in order, the first one possibly begun the evening before, and the
+    hours of a queue's day are listed in order, each once, for two days running."""
+    start = datetime(2026, 11, 23, hour, 10, tzinfo=UTC)
+    place = Place(PlaceOptions(seed=hour, start=start, queues=5, timezone="Europe/Paris"))
+    for _ in range(2 * 24 * 6):  # two days, ten minutes at a time
+        place.step(600)
+        for queue in place.queues.values():
+            starts = [begin for begin, _ in queue.slots]
+            assert starts == sorted(set(starts)), "every session once, in order"
+            for (_, end), (begin, _) in zip(queue.slots, queue.slots[1:], strict=False):
+                assert end <= begin, "sessions do not overlap"
+            day = place.records.queue_state(queue)["dayQueueTimeslot"]
+            listed = [(slot["startTime"], slot["endTime"]) for slot in day]
+            assert listed == sorted(set(listed))
+            assert len(listed) <= 3, "the day's two sessions (and the next one begun tonight)"
