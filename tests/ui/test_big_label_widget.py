@@ -127,6 +127,22 @@ async def test_a_partial_redraw_sends_no_image_and_asks_for_a_whole_one() -> Non
         assert widget._repaint_required or widget._dirty_regions
 
 
+async def test_a_box_clipped_every_frame_asks_for_a_whole_redraw_once() -> None:
+    app = LabelApp("K017", SIXEL)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        widget = app.query_one(BigLabel)
+        asked = []
+        widget.refresh = lambda *args, **kwargs: asked.append(1) or widget  # type: ignore[method-assign]
+        clipped = Region(0, 0, 40, 5)
+        for _ in range(3):
+            widget.render_lines(clipped)
+        assert asked == [1], "one request, not one a frame"
+        widget.render_lines(Region(0, 0, 40, 8))  # drawn whole: a later clip asks again
+        widget.render_lines(clipped)
+        assert asked == [1, 1]
+
+
 async def test_new_colours_a_new_label_and_a_new_size_give_a_new_image() -> None:
     app = LabelApp("A001", SIXEL, classes="fill")
     async with app.run_test(size=(60, 10)) as pilot:

@@ -61,6 +61,7 @@ class BigLabel(Widget):
         self.set_reactive(BigLabel.label, label)
         self.graphics = graphics if graphics is not None else Graphics()
         """How the label is drawn (sixel or which mosaic, the cell size); see `set_graphics`."""
+        self._partial: Region | None = None
         self.max_size = 0
         """The largest font size (pixels) the label may be drawn at; 0: as large as it fits.
         Labels shown together share one size (see `set_max_size`)."""
@@ -144,7 +145,8 @@ class BigLabel(Widget):
         """The lines of `crop`; with sixel, the image follows the box's last line.
 
         The image is sent only when the whole box is drawn in this frame: cells drawn over part
-        of it would cut holes the image does not cover. A partial redraw asks for a whole one.
+        of it would cut holes the image does not cover. A partial redraw asks once for a whole
+        one.
         """
         if _screenshot:
             # Past the lines Textual keeps: those are blank under an image.
@@ -154,8 +156,13 @@ class BigLabel(Widget):
             return strips
         width, height = self.size
         if crop != Region(0, 0, width, height):
-            self.refresh()
+            # Asked once per partial crop: a card clipped by its container (a layout that
+            # does not fit) is drawn with the same crop every frame and would refresh forever.
+            if crop != self._partial:
+                self._partial = crop
+                self.refresh()
             return strips
+        self._partial = None
         image = self._sixel()
         if image is not None:
             last = strips[-1]
