@@ -136,8 +136,12 @@ async def test_a_box_clipped_every_frame_asks_for_a_whole_redraw_once() -> None:
         widget.refresh = lambda *args, **kwargs: asked.append(1) or widget  # type: ignore[method-assign]
         clipped = Region(0, 0, 40, 5)
         for _ in range(3):
-            widget.render_lines(clipped)
+            strips = widget.render_lines(clipped)
         assert asked == [1], "one request, not one a frame"
+        # Meanwhile the label is drawn in the cells: never a blank card.
+        drawn = mosaic("K017", 40, 8, Mosaic.SEXTANTS, (18, 36))
+        assert drawn is not None
+        assert [strip.text for strip in strips] == drawn[:5]
         widget.render_lines(Region(0, 0, 40, 8))  # drawn whole: a later clip asks again
         widget.render_lines(clipped)
         assert asked == [1, 1]

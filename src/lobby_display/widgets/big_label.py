@@ -114,7 +114,10 @@ class BigLabel(Widget):
     def render(self) -> RenderResult:
         """Blank cells under the image; else the mosaic when the label can be drawn at this
         size; else the text itself."""
-        if self.shows_image:
+        return self._content(as_image=self.shows_image)
+
+    def _content(self, as_image: bool) -> Content:
+        if as_image:
             return Content("")
         rows = self.mosaic_rows
         if rows is None:
@@ -123,37 +126,44 @@ class BigLabel(Widget):
         return Content("\n".join(rows))
 
     def render_line(self, y: int) -> Strip:
-        """Line `y` of the label as drawn at this size and in these colours.
+        """Line `y` of the label as drawn at this size and in these colours."""
+        return self._line(y, as_image=self.shows_image)
+
+    def _line(self, y: int, as_image: bool) -> Strip:
+        """Line `y` of the cells under the image (`as_image`, blank) or of the drawing itself.
 
         Drawn lines are shared by every big label: during a burst of calls each label moves
         from card to card at the same size, and drawing it costs more than the rest of a frame.
         """
         width, height = self.size
         style = self.visual_style
-        key = (self.label, width, height, style, self.graphics, self.max_size, _screenshot)
+        key = (self.label, width, height, style, self.graphics, self.max_size, as_image)
         lines = _DRAWN.get(key)
         if lines is None:
             if len(_DRAWN) >= _MAX_DRAWN:
                 _DRAWN.clear()
-            visual = visualize(self, self.render(), markup=False)
+            visual = visualize(self, self._content(as_image), markup=False)
             lines = _DRAWN[key] = Visual.to_strips(self, visual, width, height, style)
         if y < len(lines):
             return lines[y]
         return Strip.blank(width, style.rich_style)
 
+    def _drawing(self, crop: Region) -> list[Strip]:
+        """The lines of `crop` with the label drawn in the cells (no image), past the lines
+        Textual keeps (those are blank under an image)."""
+        return [self._line(y, as_image=False).crop(crop.x, crop.right) for y in crop.line_range]
+
     def render_lines(self, crop: Region) -> list[Strip]:
         """The lines of `crop`; with sixel, the image follows the box's last line.
 
         The image is sent only when the whole box is drawn in this frame: cells drawn over part
-        of it would cut holes the image does not cover. A partial redraw asks once for a whole
-        one.
+        of it would cut holes the image does not cover. A partial redraw draws the label in the
+        cells (never a blank card) and asks once for a whole one.
         """
         if _screenshot:
-            # Past the lines Textual keeps: those are blank under an image.
-            return [self.render_line(y).crop(crop.x, crop.right) for y in crop.line_range]
-        strips = super().render_lines(crop)
-        if not self.shows_image or not strips:
-            return strips
+            return self._drawing(crop)
+        if not self.shows_image:
+            return super().render_lines(crop)
         width, height = self.size
         if crop != Region(0, 0, width, height):
             # Asked once per partial crop: a card clipped by its container (a layout that
@@ -161,10 +171,11 @@ class BigLabel(Widget):
             if crop != self._partial:
                 self._partial = crop
                 self.refresh()
-            return strips
+            return self._drawing(crop)
         self._partial = None
+        strips = super().render_lines(crop)
         image = self._sixel()
-        if image is not None:
+        if image is not None and strips:
             last = strips[-1]
             x, y = self.content_region.offset
             strips[-1] = Strip(
