@@ -298,36 +298,36 @@ def _readable(labels: tuple[str, ...], columns: int, width: int, height: int) ->
     return cell_height >= 2 and cell_width >= max(cell_len(label) for label in labels)
 
 
+def _label_size(label: str, card: tuple[int, int], graphics: Graphics) -> int:
+    """The font size (pixels) `label` is drawn at in a card of `card` cells (width, height),
+    less its counter and recall lines, for the cells of `graphics`; 0: not drawn."""
+    cell_width, cell_height = card
+    pixels_wide, pixels_high = graphics.cell
+    return fitted_size(
+        label, cell_width * pixels_wide, (cell_height - 2) * pixels_high, graphics.cjk_locale
+    )
+
+
 def _drawn(
     labels: tuple[str, ...], columns: int, width: int, height: int, graphics: Graphics
 ) -> bool:
     """Each card's label box (the card less its counter and recall lines) is tall enough for a
     drawing (`Graphics.min_rows`) and every label fits it legibly (`Graphics.legible`)."""
-    cell_width, cell_height = _cell(len(labels), columns, width, height)
-    rows = cell_height - 2
-    if rows < graphics.min_rows:
+    card = _cell(len(labels), columns, width, height)
+    if card[1] - 2 < graphics.min_rows:
         return False
-    pixels_wide, pixels_high = graphics.cell
-    return all(
-        graphics.legible(
-            fitted_size(label, cell_width * pixels_wide, rows * pixels_high, graphics.cjk_locale)
-        )
-        for label in labels
-    )
+    return all(graphics.legible(_label_size(label, card, graphics)) for label in labels)
 
 
 # Asked at every change of the calls with the same few labels and sizes: measured once.
 @functools.lru_cache(maxsize=64)
-def cards_that_fit(
-    labels: tuple[str, ...], width: int, height: int, graphics: Graphics | None = None
-) -> int:
+def cards_that_fit(labels: tuple[str, ...], width: int, height: int, graphics: Graphics) -> int:
     """How many of `labels` (newest first) get a card in `width` x `height`: as many as can each
     have their label drawn (see `_drawn`), so the call just made is never left as plain text;
     where not even one can, as many as can each be read as text (see `_readable`); at least
     one. Before the panel has a size (0 x 0), all of them."""
     if width <= 0 or height <= 0:
         return len(labels)
-    graphics = graphics if graphics is not None else Graphics()
     for count in range(len(labels), 0, -1):
         shown = labels[:count]
         if any(_drawn(shown, columns, width, height, graphics) for columns in range(1, count + 1)):
@@ -347,21 +347,13 @@ def shared_size(
     not twice its size); 0 (each as large as it fits) for a single call."""
     if len(labels) <= 1 or width <= 0 or height <= 0:
         return 0
-    cell_width, cell_height = _cell(len(labels), columns, width, height)
-    pixels_wide, pixels_high = graphics.cell
-    sizes = [
-        fitted_size(
-            label, cell_width * pixels_wide, (cell_height - 2) * pixels_high, graphics.cjk_locale
-        )
-        for label in labels
-    ]
+    card = _cell(len(labels), columns, width, height)
+    sizes = [_label_size(label, card, graphics) for label in labels]
     return min((size for size in sizes if size), default=0)
 
 
 @functools.lru_cache(maxsize=64)
-def best_columns(
-    labels: tuple[str, ...], width: int, height: int, graphics: Graphics | None = None
-) -> int:
+def best_columns(labels: tuple[str, ...], width: int, height: int, graphics: Graphics) -> int:
     """How many columns of cards draw the longest of `labels` largest in `width` x `height`.
 
     Each card keeps two cells of padding and two lines for the counter and the recall mark; the
@@ -373,17 +365,9 @@ def best_columns(
     if count <= 1 or width <= 0 or height <= 0:
         return 1
     longest = max(labels, key=len)
-    graphics = graphics if graphics is not None else Graphics()
-    pixels_wide, pixels_high = graphics.cell
     best, best_score = 1, (-1, False)
     for columns in range(1, count + 1):
-        cell_width, cell_height = _cell(count, columns, width, height)
-        size = fitted_size(
-            longest,
-            cell_width * pixels_wide,
-            (cell_height - 2) * pixels_high,
-            graphics.cjk_locale,
-        )
+        size = _label_size(longest, _cell(count, columns, width, height), graphics)
         score = (size, _readable(labels, columns, width, height))
         if score > best_score:
             best, best_score = columns, score
