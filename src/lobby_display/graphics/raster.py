@@ -140,50 +140,50 @@ def rasterise(
     None when the label cannot be drawn (empty, too long, not printable), the box is too small
     for legible ink (under 8 pixels high), or no font for its script is installed.
     """
-    text = label.strip()
-    if not drawable(text) or width < 8 or height < 8:
-        return None
-    choice = font_for(script_of(text), cjk_locale)
-    if choice is None:
-        return None
-    return _rasterise(text, width, height, choice, max_size)
+    found = _text_and_font(label, width, height, cjk_locale)
+    return None if found is None else _rasterise(*found, width, height, max_size)
 
 
 def fitted_size(label: str, width: int, height: int, cjk_locale: str = "") -> int:
     """The font size (pixels) `rasterise` draws `label` at in `width` x `height`; 0: not drawn."""
+    found = _text_and_font(label, width, height, cjk_locale)
+    return 0 if found is None else _fit(*found, width, height)
+
+
+def _text_and_font(
+    label: str, width: int, height: int, cjk_locale: str
+) -> tuple[str, FontChoice] | None:
+    """The label's text and its script's font, when it can be drawn in the box at all."""
     text = label.strip()
     if not drawable(text) or width < 8 or height < 8:
-        return 0
+        return None
     choice = font_for(script_of(text), cjk_locale)
-    return 0 if choice is None else _fit(text, width, height, choice)[0]
+    return None if choice is None else (text, choice)
 
 
 @functools.lru_cache(maxsize=256)
-def _fit(text: str, width: int, height: int, choice: FontChoice) -> tuple[int, int, int]:
-    """The largest font size whose ink of `text` fits the box less its margins, and where the
-    text's origin goes so the ink is centred: (size, x, y); size 0 when nothing fits."""
+def _fit(text: str, choice: FontChoice, width: int, height: int) -> int:
+    """The largest font size whose ink of `text` fits the box less its margins; 0: none."""
     room_x = width - 2 * max(1, round(width * MARGIN / 2))
     room_y = height - 2 * max(1, round(height * MARGIN))
     # The ink grows in proportion to the size: measured once at 100 px, then checked down.
     left, top, right, bottom = _font(choice, 100).getbbox(text)
     if right <= left or bottom <= top:
-        return 0, 0, 0  # nothing to ink (spaces only)
+        return 0  # nothing to ink (spaces only)
     size = math.floor(100 * min(room_x / (right - left), room_y / (bottom - top)))
     while size >= 4:
         left, top, right, bottom = _font(choice, size).getbbox(text)
         if right - left <= room_x and bottom - top <= room_y:
-            x = (width - (right - left)) / 2 - left
-            y = (height - (bottom - top)) / 2 - top
-            return size, round(x), round(y)
+            return size
         size -= 1
-    return 0, 0, 0
+    return 0
 
 
 @functools.lru_cache(maxsize=16)
 def _rasterise(
-    text: str, width: int, height: int, choice: FontChoice, max_size: int
+    text: str, choice: FontChoice, width: int, height: int, max_size: int
 ) -> Image.Image | None:
-    size, _, _ = _fit(text, width, height, choice)
+    size = _fit(text, choice, width, height)
     if not size:
         return None
     if max_size:
