@@ -667,25 +667,23 @@ class ApiKeyAuth(httpx.Auth):
         route = route_of(request)
         await response.aread()
         body = service_error_body(response)
+        status = response.status_code
+
+        def no_new_key(renewal: KeyRefused) -> AuthRefused:
+            return AuthRefused(
+                f"{describe_failure(route, response, body)}; no new API key: {renewal}",
+                status=status,
+                error=body,
+                route=route,
+                renewal=renewal,
+            )
+
         try:
             fresh = await self.keys.refresh(key)
         except KeyRefused as refusal:
-            raise AuthRefused(
-                f"{describe_failure(route, response, body)}; no new API key: {refusal}",
-                status=response.status_code,
-                error=body,
-                route=route,
-                renewal=refusal,
-            ) from None
+            raise no_new_key(refusal) from None
         if fresh == key:
-            same = KeyRefused("the key source gave the refused key again", route=route)
-            raise AuthRefused(
-                f"{describe_failure(route, response, body)}; no new API key: {same}",
-                status=response.status_code,
-                error=body,
-                route=route,
-                renewal=same,
-            )
+            raise no_new_key(KeyRefused("the key source gave the refused key again", route=route))
         register_secret(fresh)
         request.url = request.url.copy_set_param("key", fresh)
         response = yield request
