@@ -161,7 +161,8 @@ class FeedRunner:
         self.last_message_at: datetime | None = None
         self._last_health_at: datetime | None = None
         self._stream_retry = 0.0
-        """The stream's `retry:` (seconds): a floor for every later reconnection, as in SSE."""
+        """The stream's `retry:` (seconds, at most `max_delay`): a floor for the reconnections
+        after it, until a stream opens again (the service sends its wish on every stream)."""
         self._retry_after = 0.0
         """An error answer's `Retry-After` (seconds): a floor for the next attempt only."""
 
@@ -274,6 +275,8 @@ class FeedRunner:
                 self._retry_after = _retry_after(resp)
                 raise failed(f"the {self.feed} feed", resp)
             check_event_stream(resp)
+            # A stream is open: an earlier stream's `retry:` no longer holds.
+            self._stream_retry = 0.0
             await self._read(resp)
 
     async def _read(self, response: httpx.Response) -> None:
@@ -282,7 +285,9 @@ class FeedRunner:
             response, self.timing.max_event_bytes, self._alive, self.timing.max_first_bytes
         ):
             if event.retry is not None:
-                self._stream_retry = event.retry / 1000
+                # Bounded: `retry: 999999999999` (a proxy's, a misconfigured service's) must not
+                # hold the feed for years; the backoff's cap is the longest the feed waits.
+                self._stream_retry = min(event.retry / 1000, self.timing.max_delay)
             if not event.data.strip():
                 continue  # a heartbeat (httpx-sse bug #35 turns pings after an id into these)
             data = json.loads(event.data)

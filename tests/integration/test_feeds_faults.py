@@ -161,7 +161,8 @@ async def test_the_server_retry_field_is_a_minimum_delay(
 ) -> None:
     sim = start_simulator(retry_ms=700)
     decoder = counters_feed(sim)
-    async with feeds_display(sim, tmp_path, caplog, decoder=decoder) as shown:
+    timing = dataclasses.replace(FAST_TIMING, max_delay=1.0)  # the wish is within the cap
+    async with feeds_display(sim, tmp_path, caplog, decoder=decoder, timing=timing) as shown:
         await shown.live([Feed.COUNTERS], timeout=5)
         mark = shown.screen.mark()
         sim.drop("counters")
@@ -169,6 +170,25 @@ async def test_the_server_retry_field_is_a_minimum_delay(
         (report,) = shown.screen.failures(Feed.COUNTERS, mark)
         assert report.next_try_at is not None
         assert (report.next_try_at - report.at).total_seconds() >= 0.7
+
+
+async def test_a_huge_retry_field_waits_no_longer_than_the_backoff(
+    start_simulator: Start, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # A proxy or a misconfigured service asks for 31 years between reconnections.
+    sim = start_simulator(retry_ms=999_999_999_999)
+    decoder = counters_feed(sim)
+    async with feeds_display(sim, tmp_path, caplog, decoder=decoder) as shown:
+        await shown.live([Feed.COUNTERS], timeout=5)
+        for _ in range(2):  # and the same again once the feed is back
+            mark = shown.screen.mark()
+            sim.close("counters")  # a clean end of the stream
+            await recover(shown, Feed.COUNTERS, mark)
+            (report,) = shown.screen.failures(Feed.COUNTERS, mark)
+            assert "closed the stream" in report.error
+            assert report.next_try_at is not None
+            waited = (report.next_try_at - report.at).total_seconds()
+            assert waited <= FAST_TIMING.max_delay * 1.5, f"waits {waited:g} s"
 
 
 async def test_the_feeds_never_give_up_and_their_backoff_is_capped(
