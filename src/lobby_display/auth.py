@@ -40,6 +40,7 @@ from lobby_display.models import ServiceError, clean_text
 from lobby_display.redaction import MASK, RedactingFilter, redact, register_secret
 from lobby_display.service_errors import (
     AUTH_STATUSES,
+    REQUEST_DEADLINE,
     AuthRefused,
     DisplayServiceError,
     KeyRefused,
@@ -48,9 +49,9 @@ from lobby_display.service_errors import (
     describe_failure,
     describe_transport_error,
     failed,
+    fetch,
     route_of,
     service_error_body,
-    unreachable,
 )
 
 if TYPE_CHECKING:
@@ -415,9 +416,13 @@ class ServiceApiKeys:
         clock: Callable[[], datetime] = _utcnow,
         rng: random.Random | None = None,
         sign_apart: bool = False,
+        deadline: float = REQUEST_DEADLINE,
     ) -> None:
         self._account = account
         self._sign_apart = sign_apart
+        self._deadline = deadline
+        """Seconds the request for a key may take as a whole: every request waiting on it
+        fails then (and retries), rather than hang behind it."""
         self._key_failed = False
         """The account's key did not parse: the file is read again before the next token."""
         self._display_url = display_url.rstrip("/")
@@ -531,12 +536,14 @@ class ServiceApiKeys:
             self._key_failed = True
             raise KeyRefused(f"no developer token can be signed: {problem}", route=route) from None
         self._key_failed = False
-        try:
-            response = await self._http.get(
-                f"{self._display_url}/v1/api_key", headers={"Authorization": f"Bearer {token}"}
-            )
-        except httpx.HTTPError as error:
-            raise unreachable(route, self._display_url, error) from None
+        response = await fetch(
+            self._http,
+            f"{self._display_url}/v1/api_key",
+            route=route,
+            base_url=self._display_url,
+            deadline=self._deadline,
+            headers={"Authorization": f"Bearer {token}"},
+        )
         body = _masked(service_error_body(response), token)
         if response.status_code in (401, 403):
             raise KeyRefused(
@@ -777,6 +784,7 @@ def api_keys_from_settings(
         cache_file=settings.state_directory() / KEY_CACHE_NAME,
         refresh_after=timedelta(hours=service.key_refresh_hours),
         sign_apart=sign_apart,
+        deadline=service.request_timeout,
     )
 
 

@@ -36,14 +36,15 @@ from lobby_display.models import (
     keyed,
 )
 from lobby_display.service_errors import (
+    REQUEST_DEADLINE,
     AuthRefused,
     DisplayServiceError,
     KeyRefused,
     ServiceFailed,
     ServiceUnreachable,
     failed,
+    fetch,
     service_error_body,
-    unreachable,
 )
 
 log = logging.getLogger(__name__)
@@ -119,8 +120,12 @@ class DisplayClient:
         http: httpx.AsyncClient,
         *,
         langs: Sequence[str] = (),
+        deadline: float = REQUEST_DEADLINE,
     ) -> None:
         self.base_url = display_url.rstrip("/")
+        self.deadline = deadline
+        """Seconds a whole REST request may take (`service.request_timeout`); the feeds give
+        their streams as long to answer."""
         self.keys = keys
         self.auth = ApiKeyAuth(keys)
         """The key on every request: pass it as `auth=` (the feeds do)."""
@@ -138,7 +143,13 @@ class DisplayClient:
         """
         client = http if http is not None else make_http(settings)
         keys = api_keys_from_settings(settings, client, sign_apart=sign_apart)
-        return cls(settings.service.display_url, keys, client, langs=settings.display.locales)
+        return cls(
+            settings.service.display_url,
+            keys,
+            client,
+            langs=settings.display.locales,
+            deadline=settings.service.request_timeout,
+        )
 
     async def aclose(self) -> None:
         """Close the HTTP connections."""
@@ -185,16 +196,20 @@ class DisplayClient:
     async def get_json(self, path: str, **values: object) -> Any:
         """GET a route relative to `/v1` with the API key and return its JSON.
 
-        A 401 or 403 renews the key once and retries once; refused again, `AuthRefused`.
+        A 401 or 403 renews the key once and retries once; refused again, `AuthRefused`. The
+        whole request (a renewal of the key too) has `deadline` seconds, and the answer at most
+        `service_errors.MAX_ANSWER_BYTES`.
         """
         route = f"GET /v1/{path.lstrip('/')}"
-        try:
-            response = await self.http.get(
-                self.url(path), params=self._query(values), auth=self.auth
-            )
-        except httpx.HTTPError as error:
-            # `from None`: the httpx error holds the request, whose URL holds the key.
-            raise unreachable(route, self.base_url, error) from None
+        response = await fetch(
+            self.http,
+            self.url(path),
+            route=route,
+            base_url=self.base_url,
+            deadline=self.deadline,
+            params=self._query(values),
+            auth=self.auth,
+        )
         if not response.is_success:
             raise failed(route, response, service_error_body(response))
         try:

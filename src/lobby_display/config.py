@@ -65,6 +65,12 @@ class ServiceSettings(Section):
     """Seconds without a byte (not even a heartbeat) before a feed is taken as stalled and
     reconnected. About three heartbeat intervals."""
 
+    request_timeout: float = Field(default=30.0, gt=0, le=600)
+    """Seconds a whole request for names, tickets or an API key may take, from connecting to the
+    last byte; a slower answer fails and is retried like an unreachable service (a server
+    sending a byte now and then never trips the two timeouts above). Also the longest a feed
+    waits for its stream to answer."""
+
     key_refresh_hours: float = Field(default=20.0, gt=0, le=48)
     """Hours before a cached API key is renewed (the service asks for about once a day; a random
     part of up to 10 % is added so several screens do not renew together)."""

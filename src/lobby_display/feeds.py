@@ -101,6 +101,8 @@ class FeedClient(Protocol):
     """What the feeds need of the REST client (see client.py)."""
 
     http: httpx.AsyncClient
+    deadline: float
+    """Seconds a stream has to answer (the key request it may wait on included)."""
 
     @property
     def auth(self) -> httpx.Auth:
@@ -116,6 +118,10 @@ class FeedClient(Protocol):
 
 class _Refused(Exception):
     """The service refused the API key, even a fresh one."""
+
+
+class _NoAnswer(Exception):
+    """The stream's answer did not come within the request deadline."""
 
 
 class Decoder(Protocol):
@@ -204,6 +210,8 @@ class FeedRunner:
                 raise
             except _Refused as problem:
                 refused, error = True, str(problem)
+            except _NoAnswer as problem:
+                error = str(problem)
             except AuthRefused as problem:
                 # No key to be had (the developer token is refused), or a ticket page refused
                 # even with a fresh key; the message names the route and never the key.
@@ -256,15 +264,23 @@ class FeedRunner:
         url = self.client.url(self.decoder.path)
         async with contextlib.AsyncExitStack() as stack:
             try:
-                resp = await stack.enter_async_context(
-                    self.client.http.stream(
-                        "GET",
-                        url,
-                        params=self.decoder.params(),
-                        headers=headers,
-                        auth=self.client.auth,
+                # The answer's head within the deadline: a server dripping it byte by byte, or
+                # a request for a new key that hangs, cannot hold the feed.
+                async with asyncio.timeout(self.client.deadline):
+                    resp = await stack.enter_async_context(
+                        self.client.http.stream(
+                            "GET",
+                            url,
+                            params=self.decoder.params(),
+                            headers=headers,
+                            auth=self.client.auth,
+                        )
                     )
-                )
+            except TimeoutError:
+                raise _NoAnswer(
+                    f"the service did not answer within {self.client.deadline:g} s "
+                    "(service.request_timeout)"
+                ) from None
             except KeyRefused:
                 raise  # no key to be had at all: said as the key source says it
             except AuthRefused as refusal:

@@ -5,11 +5,16 @@ report: the service could not be reached (`ServiceUnreachable`), it answered wit
 (`ServiceFailed`, with its status and error body), it refuses our credentials (`AuthRefused`), or
 no new API key can be had (`KeyRefused`). Messages never hold a secret: every one goes through
 `redact`, and none quotes a URL (which holds the API key).
+
+`fetch` makes one REST request (an API-key request too) bounded as a whole: one deadline from
+connecting to the last byte (httpx's timeouts are per phase: a server sending a byte every few
+seconds never trips them) and a cap on the bytes of the answer.
 """
 
 from __future__ import annotations
 
-from typing import Final
+import asyncio
+from typing import Any, Final
 
 import httpx
 
@@ -18,6 +23,13 @@ from lobby_display.redaction import redact
 
 #: Statuses that mean "this API key is refused": renew it, never retry with the same one.
 AUTH_STATUSES: Final = frozenset({401, 403})
+#: Seconds a whole REST request may take by default (`service.request_timeout`).
+REQUEST_DEADLINE: Final = 30.0
+#: Largest answer read from a REST route, in bytes (after decompression): a whole place's
+#: reference data, or a page of 50 tickets with the longest names, is a few MB at most.
+MAX_ANSWER_BYTES: Final = 16 * 1024 * 1024
+#: Headers of the streamed answer that no longer describe the body once it is read.
+_BODY_HEADERS: Final = frozenset({"content-encoding", "content-length", "transfer-encoding"})
 
 
 class DisplayServiceError(Exception):
@@ -150,6 +162,81 @@ def failed(what: str, response: httpx.Response, body: ServiceError | None = None
     )
 
 
+async def fetch(
+    http: httpx.AsyncClient,
+    url: str,
+    *,
+    route: str,
+    base_url: str,
+    deadline: float = REQUEST_DEADLINE,
+    limit: int = MAX_ANSWER_BYTES,
+    **options: Any,
+) -> httpx.Response:
+    """GET `url` and read the whole answer, within `deadline` seconds and `limit` bytes.
+
+    `route` (`GET /v1/places/P1`, no query: the URL holds the key) names the request in
+    messages, `base_url` the service; `options` go to httpx (`params`, `headers`, `auth`).
+    Returns the answer, read (`json()` works), whatever its status. Raises `ServiceUnreachable`
+    when it cannot be had (a transport error, or no complete answer within `deadline`),
+    `ServiceFailed` when it is larger than `limit`, and whatever `auth` raises.
+    """
+    try:
+        async with asyncio.timeout(deadline):
+            async with http.stream("GET", url, **options) as response:
+                body = await _read_capped(response, route, limit)
+    except TimeoutError:
+        raise ServiceUnreachable(
+            f"{route} failed: the display service at {base_url} gave no complete answer "
+            f"within {deadline:g} s (service.request_timeout)"
+        ) from None
+    except httpx.HTTPError as error:
+        # `from None`: the httpx error holds the request, whose URL holds the key.
+        raise unreachable(route, base_url, error) from None
+    headers = [
+        (name, value) for name, value in response.headers.items() if name not in _BODY_HEADERS
+    ]
+    return httpx.Response(
+        response.status_code,
+        headers=headers,
+        content=body,
+        request=response.request,
+        extensions={"reason_phrase": response.reason_phrase.encode("ascii", "replace")},
+    )
+
+
+async def _read_capped(response: httpx.Response, route: str, limit: int) -> bytes:
+    """The body of `response` (decoded), refused once it passes `limit` bytes."""
+
+    def too_large() -> ServiceFailed:
+        return ServiceFailed(
+            f"{route} answered more than {_size(limit)}, the largest answer the display reads "
+            "(the service, or a proxy on the way, sent something else)",
+            status=response.status_code,
+            route=route,
+        )
+
+    declared = response.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise too_large()
+    parts: list[bytes] = []
+    size = 0
+    async for part in response.aiter_bytes():
+        size += len(part)
+        if size > limit:
+            raise too_large()
+        parts.append(part)
+    return b"".join(parts)
+
+
+def _size(count: int) -> str:
+    """`16 MiB`, `512 KiB` or `100 bytes`."""
+    if count >= 1024 * 1024 and count % (1024 * 1024) == 0:
+        return f"{count // (1024 * 1024)} MiB"
+    if count >= 1024 and count % 1024 == 0:
+        return f"{count // 1024} KiB"
+    return f"{count} bytes"
+
+
 def route_of(request: httpx.Request) -> str:
     """`GET /v1/places/P1`: the request's method and path, without its query (and key)."""
     path = request.url.raw_path.split(b"?", 1)[0].decode("ascii", "replace")
@@ -158,6 +245,8 @@ def route_of(request: httpx.Request) -> str:
 
 __all__ = [
     "AUTH_STATUSES",
+    "MAX_ANSWER_BYTES",
+    "REQUEST_DEADLINE",
     "AuthRefused",
     "DisplayServiceError",
     "KeyRefused",
@@ -166,6 +255,7 @@ __all__ = [
     "describe_failure",
     "describe_transport_error",
     "failed",
+    "fetch",
     "route_of",
     "service_error_body",
     "unreachable",

@@ -301,11 +301,13 @@ def display_settings(
     api_key: str | None = None,
     read_timeout: float = READ_TIMEOUT,
     place: Mapping[str, Any] | None = None,
+    request_timeout: float | None = None,
 ) -> Settings:
     """A display's settings for `sim` (through `url`, a proxy, when given)."""
-    sections: dict[str, Mapping[str, Any]] = {
-        "service": {"read_timeout": read_timeout, "connect_timeout": 2.0}
-    }
+    service: dict[str, Any] = {"read_timeout": read_timeout, "connect_timeout": 2.0}
+    if request_timeout is not None:
+        service["request_timeout"] = request_timeout
+    sections: dict[str, Mapping[str, Any]] = {"service": service}
     if place:
         sections["place"] = place
     path = sim.write_config(directory, url=url, api_key=api_key, locales=list(LOCALES), **sections)
@@ -326,6 +328,7 @@ async def feeds_display(
     url: str | None = None,
     api_key: str | None = None,
     read_timeout: float = READ_TIMEOUT,
+    request_timeout: float | None = None,
     place: Mapping[str, Any] | None = None,
     timing: FeedTiming = FAST_TIMING,
     refresh_every: float = 600.0,
@@ -342,7 +345,13 @@ async def feeds_display(
     caplog.set_level(logging.DEBUG, logger="lobby_display")
     caplog.set_level(logging.DEBUG, logger="httpx")
     settings = display_settings(
-        sim, directory, url=url, api_key=api_key, read_timeout=read_timeout, place=place
+        sim,
+        directory,
+        url=url,
+        api_key=api_key,
+        read_timeout=read_timeout,
+        place=place,
+        request_timeout=request_timeout,
     )
     secrets: set[str] = set()
 

@@ -49,6 +49,7 @@ def keys_for(
         http=http,
         cache_file=None,
         refresh_after=timedelta(hours=service.key_refresh_hours),
+        deadline=service.request_timeout,
     )
 
 
@@ -69,7 +70,13 @@ def client_for(
             connect=connect, read=read_timeout, write=connect, pool=connect
         )
     keys = keys_for(settings, http, account)
-    return DisplayClient(settings.service.display_url, keys, http, langs=settings.display.locales)
+    return DisplayClient(
+        settings.service.display_url,
+        keys,
+        http,
+        langs=settings.display.locales,
+        deadline=settings.service.request_timeout,
+    )
 
 
 def load_account(settings: Settings) -> ServiceAccount:
