@@ -34,7 +34,7 @@ from textual.containers import Horizontal, Vertical
 from textual.theme import Theme
 from textual.timer import Timer
 
-from lobby_display import messages
+from lobby_display import messages, terminal_loss
 from lobby_display.backoff import FIRST_DELAY, MAX_DELAY, Backoff
 from lobby_display.board import Board, BoardSettings, Changes
 from lobby_display.config import DisplaySettings, Settings
@@ -707,9 +707,22 @@ class LobbyApp(App[None], inherit_bindings=False):
 
     def _install_signal_handlers(self) -> None:
         try:
-            self._undo_signals = install_signal_handlers(
-                asyncio.get_running_loop(), self.exit, self.reload_from_file
+            loop = asyncio.get_running_loop()
+            undo_loop = install_signal_handlers(loop, self.exit, self.reload_from_file)
+            # On a terminal, exits that do not wait on this loop (a lost terminal, a SIGTERM
+            # while it is stuck writing); a headless screen has no terminal to get stuck on.
+            undo_guard = (
+                None
+                if self.is_headless
+                else terminal_loss.guard(self.exit, call_soon=loop.call_soon_threadsafe)
             )
+
+            def undo() -> None:
+                if undo_guard is not None:
+                    undo_guard()
+                undo_loop()
+
+            self._undo_signals = undo
         except (NotImplementedError, RuntimeError, ValueError) as error:
             # Not the main thread, or no signals on this platform: the screen still runs.
             log.warning("signal handlers not installed: %s", error)

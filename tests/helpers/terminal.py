@@ -55,8 +55,13 @@ class TerminalProgram:
         env: Mapping[str, str] | None = None,
         rows: int = 24,
         columns: int = 80,
+        *,
+        controlling: bool = True,
     ) -> None:
         self.argv = list(argv)
+        self.controlling = controlling
+        """The pty is the program's controlling terminal (closing it sends SIGHUP); False for a
+        program started apart from its terminal (nohup, setsid), which gets no signal."""
         self.env = dict(os.environ if env is None else env)
         self.env.setdefault("TERM", "xterm-256color")
         self.rows = rows
@@ -92,7 +97,9 @@ class TerminalProgram:
                 env=self.env,
                 start_new_session=True,
                 # The pty becomes the controlling terminal, as under a terminal emulator.
-                preexec_fn=lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0),
+                preexec_fn=(lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0))
+                if self.controlling
+                else None,
             )
         finally:
             os.close(slave)
@@ -145,6 +152,11 @@ class TerminalProgram:
         """Send a signal to the program."""
         assert self.process is not None
         self.process.send_signal(number)
+
+    def stop_reading(self) -> None:
+        """Stop reading the program's output, as a frozen terminal does: once the pty's buffer is
+        full, the program's writes block."""
+        self._stop_reading()
 
     def hang_up(self) -> None:
         """Close the terminal, as a terminal emulator that dies does (the program gets SIGHUP)."""
