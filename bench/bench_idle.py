@@ -30,6 +30,7 @@ from bench.harness import (
     Marks,
     Terminal,
     bare_argv,
+    core_share,
     cpu_seconds,
     display_argv,
     display_config,
@@ -138,7 +139,7 @@ def measure(quick: bool = False, queues: int = PLACES[0], seed: int = 5) -> Idle
                 median, low, high = spread(windows)
                 rss_now, peak = memory(pid)
                 costs[name] = ProcessCost(
-                    cpu_percent=100 * total / elapsed,
+                    cpu_percent=100 * total / elapsed / core_share(),
                     window_median=median,
                     window_min=low,
                     window_max=high,

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.bare_clock import BARE_MARK as BARE_MARK
+from bench.slow_host import CpuGroup, SlowHost
 from lobby_display.simulator import ServiceAccount, SimulatorServer
 from lobby_display.simulator.names import COMPANY_NAME
 
@@ -62,6 +63,37 @@ FRAME_END = "\x1e"
 TEXT_KEPT = 256 * 1024
 
 Watcher = Callable[[float, str], None]
+
+#: The slower host the programs under test play (`python -m bench --slow-host MS`), or None:
+#: every `Terminal` started while it is set runs its program in a group with its CPU quota.
+played_host: SlowHost | None = None
+
+
+_calibration: float | None = None
+
+
+def calibration_ms() -> float:
+    """The host's calibration (`host_speed`, the played host's when one is played), taken once
+    per run: what latencies are divided by to compare hosts."""
+    global _calibration
+    if played_host is not None:
+        return played_host.measured_ms
+    if _calibration is None:
+        _calibration = host_speed()
+    return _calibration
+
+
+def set_calibration(value: float) -> None:
+    """Use `value` as this host's calibration (the one `python -m bench` took at its start)."""
+    global _calibration
+    _calibration = value
+
+
+def core_share() -> float:
+    """The share of a core the programs under test get (1 unless a slower host is played):
+    CPU measured here divided by it is CPU in units of the played host's core."""
+    return played_host.share if played_host is not None else 1.0
+
 
 #: The questions a terminal is asked (DA1, the synchronised-output mode, window and cell sizes).
 _QUERY = re.compile(rb"\x1b\[(?:0?c|\?2026\$p|1[46]t)")
@@ -169,6 +201,7 @@ class Terminal:
         self._eof = False
         self._stop = threading.Event()
         self._reader: threading.Thread | None = None
+        self._group: CpuGroup | None = None
 
     @property
     def pid(self) -> int:
@@ -185,6 +218,13 @@ class Terminal:
         )
         fcntl.ioctl(master, termios.TIOCSWINSZ, winsize)
         self._master = master
+        group = self._group = played_host.group() if played_host is not None else None
+
+        def prepare() -> None:
+            fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+            if group is not None:
+                group.join()
+
         self.started_at = time.perf_counter()
         try:
             self.process = subprocess.Popen(
@@ -195,7 +235,7 @@ class Terminal:
                 env=self.env,
                 cwd=ROOT,
                 start_new_session=True,
-                preexec_fn=lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0),
+                preexec_fn=prepare,
             )
         finally:
             os.close(slave)
@@ -295,6 +335,9 @@ class Terminal:
         if self._master >= 0:
             os.close(self._master)
             self._master = -1
+        if self._group is not None:
+            self._group.remove()
+            self._group = None
         return code
 
 

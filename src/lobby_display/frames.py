@@ -1,0 +1,78 @@
+"""The pace of frames: at most one redraw per refresh interval, the interval set by the UI's load.
+
+Updates that arrive between two frames are applied to the board at once and drawn together in
+the next frame, so what a burst costs is counted in frames, not in events. An update after a
+quiet spell is drawn at once (the leading edge): pacing never delays a lone call. The interval
+starts at 60 Hz and follows the share of the UI thread's time spent working (its CPU clock over
+the wall clock, smoothed): above `busy` it lengthens, under half of it it shortens again. On a
+slow PC (or a terminal slow to take what is written) a burst then draws fewer, larger frames
+instead of queueing more work than the PC can do, which is what made every frame late.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Final
+
+#: 60 Hz: the most a TV shows.
+FASTEST: Final = 1 / 60
+#: The longest interval: a call is never held back by more than this.
+SLOWEST: Final = 0.1
+#: The share of the UI thread's time above which frames are spaced out.
+BUSY: Final = 0.5
+#: How the interval moves at each frame (a factor), and how fast the load is followed.
+STEP: Final = 1.25
+SMOOTHING: Final = 0.3
+
+
+@dataclass
+class FramePacer:
+    """When the next frame may be drawn, and how far apart frames are.
+
+    `delay(now)` is the wait before the next frame may be drawn (0: now); `drawn(now, cpu)`
+    notes a frame drawn at `now` (a monotonic clock) with the UI thread's CPU clock at `cpu`
+    (`time.thread_time()`). Pure: the clocks are passed in.
+    """
+
+    fastest: float = FASTEST
+    slowest: float = SLOWEST
+    busy: float = BUSY
+    interval: float = field(init=False)
+    """The current refresh interval, in seconds."""
+    load: float = field(init=False, default=0.0)
+    """The smoothed share of the UI thread's time spent working between frames."""
+    _last: float | None = field(init=False, default=None)
+    _last_cpu: float = field(init=False, default=0.0)
+
+    def __post_init__(self) -> None:
+        self.interval = self.fastest
+
+    def delay(self, now: float) -> float:
+        """Seconds to wait before the next frame may be drawn (0 when it may be drawn now)."""
+        if self._last is None:
+            return 0.0
+        return max(0.0, self._last + self.interval - now)
+
+    def drawn(self, now: float, cpu: float) -> None:
+        """Note a frame drawn at `now`; adapt the interval to the load since the last one."""
+        if self._last is not None:
+            wall = now - self._last
+            # A frame after a quiet spell says nothing of a burst's load: forget the old one.
+            if wall > 4 * self.slowest:
+                self.load = 0.0
+            elif wall > 0:
+                share = min(1.0, max(0.0, (cpu - self._last_cpu) / wall))
+                self.load += SMOOTHING * (share - self.load)
+            if self.load > self.busy:
+                self.interval = min(self.slowest, self.interval * STEP)
+            elif self.load < self.busy / 2:
+                self.interval = max(self.fastest, self.interval / STEP)
+        self._last, self._last_cpu = now, cpu
+
+    @property
+    def rate(self) -> float:
+        """The most frames per second at the current interval."""
+        return 1 / self.interval
+
+
+__all__ = ["BUSY", "FASTEST", "SLOWEST", "FramePacer"]

@@ -1,0 +1,61 @@
+"""The pace of frames: a lone update drawn at once, a burst drawn in frames spaced by the UI's
+load, never further apart than `SLOWEST` (a call held back longer would look missed)."""
+
+from __future__ import annotations
+
+import pytest
+
+from lobby_display.frames import BUSY, FASTEST, SLOWEST, FramePacer
+
+
+def test_the_first_frame_and_a_frame_after_a_quiet_spell_are_drawn_at_once() -> None:
+    pacer = FramePacer()
+    assert pacer.delay(100.0) == 0.0
+    pacer.drawn(100.0, cpu=1.0)
+    assert pacer.delay(100.0 + 5.0) == 0.0
+
+
+def test_a_frame_right_after_another_waits_for_the_rest_of_the_interval() -> None:
+    pacer = FramePacer()
+    pacer.drawn(100.0, cpu=1.0)
+    assert pacer.delay(100.005) == pytest.approx(FASTEST - 0.005)
+
+
+def busy_frames(pacer: FramePacer, share: float, count: int, start: float = 100.0) -> float:
+    """Draw `count` frames, each as soon as allowed, the UI working `share` of the time."""
+    now, cpu = start, 0.0
+    for _ in range(count):
+        pacer.drawn(now, cpu)
+        step = pacer.interval
+        now += step
+        cpu += share * step
+    return now
+
+
+def test_a_busy_ui_spaces_frames_out_up_to_the_slowest_interval() -> None:
+    pacer = FramePacer()
+    busy_frames(pacer, share=0.9, count=60)
+    assert pacer.interval == pytest.approx(SLOWEST)
+    assert pacer.load > BUSY
+
+
+def test_a_lightly_loaded_ui_keeps_sixty_frames_a_second() -> None:
+    pacer = FramePacer()
+    busy_frames(pacer, share=0.2, count=60)
+    assert pacer.interval == pytest.approx(FASTEST)
+    assert pacer.rate == pytest.approx(60)
+
+
+def test_the_interval_comes_back_to_sixty_hertz_when_the_burst_ends() -> None:
+    pacer = FramePacer()
+    now = busy_frames(pacer, share=0.9, count=60)
+    assert pacer.interval > FASTEST
+    busy_frames(pacer, share=0.05, count=60, start=now)
+    assert pacer.interval == pytest.approx(FASTEST)
+
+
+def test_a_quiet_spell_forgets_the_load_of_the_last_burst() -> None:
+    pacer = FramePacer()
+    now = busy_frames(pacer, share=1.0, count=30)
+    pacer.drawn(now + 10.0, cpu=1000.0)  # 10 s later, whatever the CPU clock says
+    assert pacer.load == 0.0
