@@ -41,12 +41,14 @@ from typing import Any, Final, Generic, Protocol, TypeVar
 from pydantic import TypeAdapter, ValidationError
 
 from lobby_display.models import (
+    MAX_CODE_LENGTH,
     Counter,
     Id,
     QueueState,
     Record,
     Ticket,
     TicketPage,
+    clean_text,
     keyed,
 )
 from lobby_display.updates import (
@@ -96,7 +98,10 @@ def _unwrap(data: Any) -> tuple[str, str, Any]:
         and "data" in data
         and ("actionCategory" in data or "actionName" in data or "resource" in data)
     ):
-        return str(data.get("actionCategory", "")), str(data.get("actionName", "")), data["data"]
+        # Cleaned: they are quoted in the feed's error (on screen, in the log, by `screenshot`).
+        category = clean_text(data.get("actionCategory"), MAX_CODE_LENGTH)
+        action = clean_text(data.get("actionName"), MAX_CODE_LENGTH)
+        return category, action, data["data"]
     return "", "", data
 
 

@@ -21,7 +21,7 @@ import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 import httpx
 from pydantic import ValidationError
@@ -39,6 +39,7 @@ from lobby_display.models import (
     Queue,
     Ticket,
     TicketPage,
+    clean_text,
 )
 from lobby_display.redaction import redact
 from lobby_display.service_errors import (
@@ -61,6 +62,9 @@ from lobby_display.updates import (
 )
 
 log = logging.getLogger(__name__)
+
+#: Longest error a feed reports (on screen, in its health and in the log).
+MAX_ERROR_LENGTH: Final = 400
 
 Emit = Callable[[Update], None]
 Clock = Callable[[], datetime]
@@ -244,7 +248,11 @@ class FeedRunner:
             except Exception as problem:  # a kiosk never dies of one bad message
                 log.exception("%s feed: unexpected error", self.feed)
                 error = f"unexpected error ({type(problem).__name__})"
-            error = redact(error)
+            # The words may quote the service (an event's action, an error body): cleaned of
+            # every control character before the screen, the log or `screenshot` gets them.
+            # (Masked before the cut, which could leave half a secret, and after the cleaning,
+            # which could join one split by control characters.)
+            error = redact(clean_text(redact(error), MAX_ERROR_LENGTH))
             # However the connection ended, a long healthy one starts the backoff afresh.
             delay = max(self.backoff.next_delay(), self._stream_retry, self._retry_after)
             self._retry_after = 0.0
@@ -580,5 +588,4 @@ class Feeds:
 
 
 def _describe(problem: BaseException) -> str:
-    text = str(problem) or type(problem).__name__
-    return text if len(text) <= 200 else text[:197] + "..."
+    return clean_text(str(problem) or type(problem).__name__, 200)

@@ -55,6 +55,8 @@ MAX_NAME_LENGTH: Final = 120
 MAX_LABEL_LENGTH: Final = 24
 #: Longest id kept; ids are shown by `discover`, so they are cleaned too.
 MAX_ID_LENGTH: Final = 128
+#: Longest code kept (a language, a time zone like America/Argentina/ComodRivadavia, an action).
+MAX_CODE_LENGTH: Final = 64
 #: Combining marks kept after one base character ("zalgo" text would otherwise overflow rows).
 MAX_COMBINING_RUN: Final = 3
 
@@ -146,7 +148,13 @@ def _optional_id(value: object) -> str | None:
     return _clean_id(value)
 
 
+def _clean_code(value: object) -> str:
+    return clean_text(value, MAX_CODE_LENGTH)
+
+
 CleanName = Annotated[str, BeforeValidator(_clean_name)]
+#: A short code of the service's: a language, a time-zone name, an action's category or name.
+CleanCode = Annotated[str, BeforeValidator(_clean_code)]
 CleanLabel = Annotated[str, BeforeValidator(_clean_label)]
 Id = Annotated[str, BeforeValidator(_clean_id)]
 OptionalId = Annotated[str | None, BeforeValidator(_optional_id)]
@@ -328,7 +336,8 @@ def _summary(error: ValidationError) -> str:
     """A one-line account of a validation error that quotes no input value."""
     parts = []
     for detail in error.errors(include_input=False, include_url=False)[:3]:
-        where = ".".join(str(part) for part in detail["loc"]) or "record"
+        # A location holds the service's own dictionary keys: cleaned like any of its text.
+        where = ".".join(clean_text(part, 40) for part in detail["loc"]) or "record"
         parts.append(f"{where}: {detail['msg']}")
     return "; ".join(parts)
 
@@ -345,7 +354,7 @@ class Company(Record):
 
     companyId: Id
     name: Names = Field(default_factory=dict)
-    language: str = ""
+    language: CleanCode = ""
 
 
 class Place(Record):
@@ -358,8 +367,8 @@ class Place(Record):
     city: CleanName = ""
     country: CleanName = ""
     zip: CleanName = ""
-    language: str = ""
-    timezone: str = ""
+    language: CleanCode = ""
+    timezone: CleanCode = ""
     position: GpsPosition | None = None
 
 
@@ -383,8 +392,8 @@ class Queue(Record):
     placeId: Id = ""
     companyId: Id = ""
     name: Names = Field(default_factory=dict)
-    language: str = ""
-    timezone: str = ""
+    language: CleanCode = ""
+    timezone: CleanCode = ""
     state: QueuePauseState | None = None
     position: GpsPosition | None = None
     appointmentTypes: dict[str, AppointmentType] = Field(default_factory=dict)
@@ -416,8 +425,8 @@ class Counter(Record):
     placeId: Id = ""
     companyId: Id = ""
     name: Names = Field(default_factory=dict)
-    language: str = ""
-    timezone: str = ""
+    language: CleanCode = ""
+    timezone: CleanCode = ""
     infos: CounterInfos = Field(default_factory=CounterInfos)
 
 
@@ -461,6 +470,9 @@ class QueueLength(QueueLengthPart):
     @field_validator("byAppointmentType", mode="before")
     @classmethod
     def _by_type(cls, value: object) -> object:
+        if isinstance(value, Mapping):
+            # The keys are appointment-type ids: cleaned as ids are (and as in messages).
+            return {_clean_id(key): part for key, part in value.items()}
         return {} if value is None else value
 
 
@@ -645,7 +657,7 @@ class Ticket(Record):
         default_factory=TicketPosition
     )
     recalledCount: Count = 0
-    lang: str = ""
+    lang: CleanCode = ""
     timeline: Timeline = Field(default_factory=Timeline)
     extraInfos: dict[str, Any] = Field(default_factory=dict)
     endpoint: RefField = Field(default_factory=Ref)
@@ -687,9 +699,9 @@ class TicketPage(Record):
 class Envelope(Record):
     """The SSE event envelope `{resource, actionCategory, actionName, data}`."""
 
-    resource: str = ""
-    actionCategory: str = ""
-    actionName: str = ""
+    resource: CleanCode = ""
+    actionCategory: CleanCode = ""
+    actionName: CleanCode = ""
     data: Any = None
 
 

@@ -1,4 +1,10 @@
-"""Secrets never reach a log line or a message: API keys, tokens and private keys are masked."""
+"""Secrets never reach a log line or a message: API keys, tokens and private keys are masked.
+
+And no control character reaches a log line as itself: `EscapingFormatter` writes ESC, BEL,
+DEL, the C1 controls and the other C0 controls (all but newline and tab) as `\\x1b`-style
+escapes, whatever their source, so a log read on a terminal (`journalctl`, `tail`) cannot be
+driven by text the service chose.
+"""
 
 from __future__ import annotations
 
@@ -21,6 +27,9 @@ _PATTERNS: Final = (
 )
 
 _known: set[str] = set()
+
+#: C0 controls but tab and newline, DEL, and the C1 controls: written as escapes in logs.
+_CONTROLS: Final = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def register_secret(value: str) -> None:
@@ -56,3 +65,16 @@ class RedactingFilter(logging.Filter):
             record.exc_text = redact(logging.Formatter().formatException(record.exc_info))
             record.exc_info = None
         return True
+
+
+def escape_controls(text: str) -> str:
+    """`text` with every control character but newline and tab written as `\\xNN`."""
+    return _CONTROLS.sub(lambda match: f"\\x{ord(match.group()):02x}", text)
+
+
+class EscapingFormatter(logging.Formatter):
+    """A log formatter whose lines hold no control character but newline and tab (see
+    `escape_controls`): the message, its arguments and a traceback alike."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return escape_controls(super().format(record))

@@ -52,7 +52,7 @@ from typing import Any, Final, TextIO
 
 from lobby_display.config import ConfigError, Settings, load_config
 from lobby_display.models import clean_text
-from lobby_display.redaction import RedactingFilter, redact
+from lobby_display.redaction import EscapingFormatter, RedactingFilter, redact
 from lobby_display.updates import Feed, FeedHealth, FeedStatus
 
 log = logging.getLogger(__name__)
@@ -373,7 +373,7 @@ def setup_logging(
     if settings.log.file is not None:
         try:
             handler = _QuietFileHandler(settings.log.file)
-            handler.setFormatter(logging.Formatter(_TIMESTAMPED))
+            handler.setFormatter(EscapingFormatter(_TIMESTAMPED))
         except OSError as error:
             # Under ProtectSystem=strict most paths are read-only: log elsewhere, still start.
             unusable = f"cannot write the log file {settings.log.file} ({error.strerror or error})"
@@ -420,18 +420,18 @@ def _choose_handler(
         return handler
     if is_tty and _is_socket(journal_socket):
         handler = JournalHandler(journal_socket)
-        handler.setFormatter(logging.Formatter("%(name)s: %(message)s"))
+        handler.setFormatter(EscapingFormatter("%(name)s: %(message)s"))
         return handler
     if not is_tty:
         handler = _QuietStreamHandler(stream)
-        handler.setFormatter(logging.Formatter(_TIMESTAMPED))
+        handler.setFormatter(EscapingFormatter(_TIMESTAMPED))
         return handler
     fallback = settings.state_directory(env) / FALLBACK_LOG_NAME
     try:
         handler = _QuietFileHandler(fallback)
     except OSError:
         return logging.NullHandler()
-    handler.setFormatter(logging.Formatter(_TIMESTAMPED))
+    handler.setFormatter(EscapingFormatter(_TIMESTAMPED))
     return handler
 
 
@@ -491,7 +491,7 @@ def _priority(level: int) -> int:
     return 6 if level >= logging.INFO else 7
 
 
-class _PriorityFormatter(logging.Formatter):
+class _PriorityFormatter(EscapingFormatter):
     def format(self, record: logging.LogRecord) -> str:
         prefix = f"<{_priority(record.levelno)}>"
         return "\n".join(prefix + line for line in super().format(record).splitlines())

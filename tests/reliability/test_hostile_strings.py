@@ -4,7 +4,8 @@
 hostile from the start (markup, ANSI and OSC sequences, bidi overrides, NUL, 100 KB names,
 combining floods, line breaks of every kind: the first page of tickets alone is over 1 MB),
 and is sent calls whose labels are a corpus of its own, one of them with bytes that are not
-UTF-8. Every label
+UTF-8, then an event whose category and name are hostile (the feed's error quotes them in the
+log file, which must hold no ESC, BEL or C1 control either). Every label
 must be drawn literally, and no byte written to the terminal may be anything but what Textual
 itself writes: the hostile sequences (`ESC ] 0;pwned`, `ESC [2J`, C1 controls, hyperlinks)
 never appear.
@@ -17,6 +18,7 @@ import os
 import re
 import signal
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +40,17 @@ CORPUS: list[tuple[str, bytes]] = [
     ("HB09\u200b\u2066x", b"HB09x"),
     ("HB10" + "W" * 100 * 1024, b"HB10WWWW"),
 ]
+#: An event no client knows, with a hostile category and name (a link, a clear screen, a bell).
+HOSTILE_EVENT = json.dumps(
+    {
+        "resource": "ticket",
+        "actionCategory": "\x1b]8;;https://x\x1b\\UNHEARD\x1b]8;;\x1b\\",
+        "actionName": "\x1b[2J\x1b[H\x07FROB\x9b2J",
+        "data": {"meterId": "M1"},
+    }
+).encode()
+#: What a log line must never hold: ESC, BEL, a C1 control (as UTF-8).
+LOG_CONTROLS = re.compile(rb"\x1b|\x07|\xc2[\x80-\x9f]")
 #: A label whose bytes in the stream are not UTF-8.
 INVALID_UTF8 = (b"\xff\xfe\xc3HB11", b"HB11")
 
@@ -129,9 +142,23 @@ def test_hostile_names_and_labels_are_drawn_literally_and_no_escape_reaches_the_
         event = ticket_event(template, "hostile-bytes", placeholder)
         publish(sim, event.replace(placeholder.encode(), bad))
         screen.wait_for(shown, timeout=15)
+        # An event no client knows, whose category and name are hostile: the feed's error
+        # quotes them in the log.
+        publish(sim, HOSTILE_EVENT)
+        log_file = tmp_path / "log"
+        deadline = time.monotonic() + 15
+        while b"could not read tickets event" not in log_file.read_bytes():
+            assert time.monotonic() < deadline, "the hostile event was not logged"
+            time.sleep(0.1)
         assert screen.process is not None and screen.process.poll() is None, "the display died"
         screen.send_signal(signal.SIGTERM)
         run = screen.wait(timeout=30)
+
+    # The log holds the service's text, never its control characters (escaped as text).
+    logged = log_file.read_bytes()
+    assert b"FROB" in logged
+    found = sorted({match.group() for match in LOG_CONTROLS.finditer(logged)})
+    assert not found, f"terminal controls in the log file: {found}"
 
     assert_terminal_restored(run)
     output = run.output

@@ -1,8 +1,9 @@
 """`lobby-display discover`: the place's queues, counters and endpoints with their ids, and a
 `[place]` snippet ready to paste into the config.
 
-Names come from the network: the records have already cleaned them (no control or format
-character survives), and they are printed as plain text, never as markup. When the configured
+Names, ids and codes (the time zone) come from the network: the records have already cleaned
+them (no control or format character survives), and they are printed as plain text, never as
+markup; error messages are cleaned again before they are printed. When the configured
 place does not exist, the places the account can see are listed instead.
 """
 
@@ -19,8 +20,9 @@ from lobby_display.auth import ClockNotSynchronised, CredentialsError, DisplaySe
 from lobby_display.client import DisplayClient, ServiceFailed
 from lobby_display.config import Settings
 from lobby_display.feeds import load_reference
-from lobby_display.models import Place, keyed, pick_name
+from lobby_display.models import Place, clean_text, keyed, pick_name
 from lobby_display.ops.common import client_for, config_name, quiet_logs
+from lobby_display.redaction import redact
 from lobby_display.updates import ReferenceData
 
 #: Shown in a table cell the service left empty.
@@ -195,6 +197,7 @@ def _names(names: Mapping[str, str], locales: Sequence[str]) -> list[str]:
 
 
 def _problem(message: str, fix: str) -> None:
-    print(f"lobby-display discover: {message}", file=sys.stderr)
+    # An error may quote the service: no control character of its reaches the terminal.
+    print(f"lobby-display discover: {clean_text(redact(message), 600)}", file=sys.stderr)
     if fix:
-        print(f"  fix: {fix}", file=sys.stderr)
+        print(f"  fix: {clean_text(fix, 600)}", file=sys.stderr)

@@ -85,6 +85,23 @@ def hostile_text(text: str, index: int) -> str:
     return HOSTILE_PATTERNS[index % len(HOSTILE_PATTERNS)](text)
 
 
+#: Terminal controls put into the service's short codes (time zone, language, a ticket's lang,
+#: an event's action) when the place is hostile: the clipboard (OSC 52), the window title, a
+#: screen clear with a bell, a hyperlink (OSC 8), a C1 CSI.
+HOSTILE_CODE_PATTERNS: Final[tuple[Callable[[str], str], ...]] = (
+    lambda text: f"\x1b]52;c;cHduZWQ=\x07{text}",
+    lambda text: f"\x1b]0;pwned\x1b\\{text}",
+    lambda text: f"\x1b[2J\x1b[H\x07{text}",
+    lambda text: f"\x1b]8;;https://x\x1b\\{text}\x1b]8;;\x1b\\",
+    lambda text: f"\x9b2J{text}",
+)
+
+
+def hostile_code(text: str, index: int) -> str:
+    """`text` (a code: a time zone, a language) with the control sequence at `index` (modulo)."""
+    return HOSTILE_CODE_PATTERNS[index % len(HOSTILE_CODE_PATTERNS)](text)
+
+
 FailTarget = Literal["all", "rest", "sse"]
 
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from lobby_display.models import LOCALES, TicketState
 from lobby_display.simulator import names
-from lobby_display.simulator.faults import hostile_text
+from lobby_display.simulator.faults import hostile_code, hostile_text
 from lobby_display.simulator.timefmt import iso_z, service_datetime
 
 if TYPE_CHECKING:
@@ -91,6 +91,10 @@ class Records:
             locale: hostile_text(texts[locale], index + _LOCALE_INDEX[locale]) for locale in wanted
         }
 
+    def code(self, text: str, index: int) -> str:
+        """A code (time zone, language), made hostile when the place is."""
+        return hostile_code(text, index) if self.place.hostile else text
+
     def name(self, texts: Mapping[str, str], index: int, locale: str) -> str:
         """One name, in `locale`."""
         return self.names(texts, index, (locale,)).get(locale, "")
@@ -111,7 +115,7 @@ class Records:
         return {
             "companyId": self.place.company_id,
             "name": self.names(names.COMPANY, 0, langs),
-            "language": PLACE_LANGUAGE,
+            "language": self.code(PLACE_LANGUAGE, 3),
         }
 
     def place_record(self, langs: Sequence[str] | None = None) -> dict[str, Any]:
@@ -122,8 +126,8 @@ class Records:
             "companyId": place.company_id,
             "name": self.names(names.PLACE, 1, langs),
             **names.PLACE_ADDRESS,
-            "language": PLACE_LANGUAGE,
-            "timezone": place.options.timezone,
+            "language": self.code(PLACE_LANGUAGE, 1),
+            "timezone": self.code(place.options.timezone, 0),
             "position": self._position(),
         }
 
@@ -135,8 +139,8 @@ class Records:
             "placeId": place.place_id,
             "companyId": place.company_id,
             "name": self.names(queue.names, queue.index, langs),
-            "language": PLACE_LANGUAGE,
-            "timezone": place.options.timezone,
+            "language": self.code(PLACE_LANGUAGE, 2),
+            "timezone": self.code(place.options.timezone, 1),
             "state": {"pause": queue.pause},
             "position": self._position(),
             "appointmentTypes": {
@@ -167,8 +171,8 @@ class Records:
             "placeId": place.place_id,
             "companyId": place.company_id,
             "name": self.names(queue.names, queue.index, langs),
-            "language": PLACE_LANGUAGE,
-            "timezone": place.options.timezone,
+            "language": self.code(PLACE_LANGUAGE, 4),
+            "timezone": self.code(place.options.timezone, 2),
             "infos": {"value": queue.counter_value, "nextRestart": self.moment(midnight)},
         }
 
@@ -236,7 +240,7 @@ class Records:
             "duration": ticket.duration,
             "ticketPosition": {"global": position, "endpoint": dict(position)},
             "recalledCount": ticket.recalled_count,
-            "lang": lang,
+            "lang": self.code(lang, ticket.seq),
             "timeline": {
                 "bookedAt": self.moment(ticket.booked_at),
                 "inToConfirmAt": self.moment(ticket.to_confirm_at),

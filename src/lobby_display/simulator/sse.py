@@ -98,6 +98,9 @@ class FeedHub:
         self.last_id: dict[Feed, int] = dict.fromkeys(Feed, 0)
         self.published: dict[Feed, int] = dict.fromkeys(Feed, 0)
         self.subscribers: dict[Feed, set[Subscriber]] = {feed: set() for feed in Feed}
+        self.after_first: dict[Feed, bytes] = {}
+        """Data sent to every new connection of a feed right after its first message (a fault:
+        an event no client knows, say, so that the feed never stays live)."""
         self._stalled: dict[Feed, bool] = dict.fromkeys(Feed, False)
         self._unstall_handles: dict[Feed, asyncio.TimerHandle] = {}
         self.closed = False
@@ -219,6 +222,8 @@ class FeedHub:
             if self.retry_ms is not None:
                 opening = b"retry: " + str(self.retry_ms).encode() + b"\n"
             opening += frame(first, self.last_id[feed])
+            if (after := self.after_first.get(feed)) is not None:
+                opening += frame(after)
             await send({"type": "http.response.body", "body": opening, "more_body": True})
             last_write = time.monotonic()
             while True:
