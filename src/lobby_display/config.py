@@ -9,6 +9,7 @@ Unknown keys are errors: a typo must never be silently ignored.
 from __future__ import annotations
 
 import difflib
+import ipaddress
 import os
 import tomllib
 from collections.abc import Mapping
@@ -43,7 +44,9 @@ class ServiceSettings(Section):
     """`[service]`: where the display service is and how to authenticate to it."""
 
     display_url: str
-    """Base address of the display service, without `/v1` (`https://...`; `http://` for tests)."""
+    """Base address of the display service, without `/v1` (`https://...`). Plain `http://` only
+    for a service on this machine (127.0.0.1, ::1, localhost): elsewhere it would send the API
+    key and the developer token in clear."""
 
     credentials: Path | None = None
     """Service-account JSON with `private_key` and `client_email`. A relative name is looked up in
@@ -91,6 +94,12 @@ class ServiceSettings(Section):
             raise ValueError("give the base address without /v1 (it is added for every route)")
         if parts.query or parts.fragment:
             raise ValueError("must not carry a query or a fragment")
+        if parts.scheme == "http" and not is_loopback(parts.hostname):
+            raise ValueError(
+                f"http:// to {parts.hostname} would send the API key and the developer token in "
+                f"clear: use https://{parts.netloc} (plain http:// is for a service on this "
+                "machine only: 127.0.0.1, ::1 or localhost)"
+            )
         return url
 
     @model_validator(mode="after")
@@ -100,6 +109,17 @@ class ServiceSettings(Section):
         if self.credentials is not None and not self.company.strip():
             raise ValueError("company is required with credentials (it is the token's sub claim)")
         return self
+
+
+def is_loopback(host: str) -> bool:
+    """True for this machine's own addresses: 127.0.0.0/8, ::1 and localhost."""
+    name = host.lower().rstrip(".")
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
 
 
 class PlaceSettings(Section):
