@@ -75,8 +75,16 @@ async def _serve(options: SimulatorOptions, directory: Path | None) -> int:
         try:
             credentials = sim.write_credentials(folder)
             config = sim.write_config(folder)
-        except (OSError, ConfigError) as error:
+        except OSError as error:
             print(f"lobby-display simulate: cannot write into {folder}: {error}", file=sys.stderr)
+            return EXIT_PROBLEM
+        except ConfigError as error:
+            # A display refuses plain http:// to another machine (the key would travel in clear).
+            print(
+                f"lobby-display simulate: no display could use {sim.url}: {error}\n"
+                "  run the simulator on 127.0.0.1 (the default) and the display on this machine",
+                file=sys.stderr,
+            )
             return EXIT_PROBLEM
         place = sim.place
         print(f"Display service simulator at {sim.url}", flush=False)
