@@ -182,6 +182,7 @@ def test_an_answer_larger_than_the_cap_is_refused_naming_the_route_and_the_limit
         f'[service]\ndisplay_url = "{flood}"\napi_key = "{key}"\n'
         f'[place]\nid = "P1"\n[state]\ndirectory = "{tmp_path / "state"}"\n'
     )
+    config.chmod(0o600)  # it holds a key
     done, _ = command(config, "discover")
     assert done.returncode == 1, done.stderr
     assert "GET /v1/places/P1 answered more than 16 MiB" in done.stderr, done.stderr
