@@ -191,6 +191,29 @@ async def test_a_huge_retry_field_waits_no_longer_than_the_backoff(
             assert waited <= FAST_TIMING.max_delay * 1.5, f"waits {waited:g} s"
 
 
+async def test_a_retry_field_holds_until_a_stream_opens_without_one(
+    start_simulator: Start, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    sim = start_simulator(retry_ms=900)
+    decoder = counters_feed(sim)
+    timing = dataclasses.replace(FAST_TIMING, max_delay=1.0)
+    async with feeds_display(sim, tmp_path, caplog, decoder=decoder, timing=timing) as shown:
+        await shown.live([Feed.COUNTERS], timeout=5)
+        sim.call(lambda simulator: setattr(simulator.hub, "retry_ms", None))  # wishes no more
+        delays = []
+        for _ in range(2):
+            mark = shown.screen.mark()
+            sim.drop("counters")
+            await recover(shown, Feed.COUNTERS, mark)
+            (report,) = shown.screen.failures(Feed.COUNTERS, mark)
+            assert report.next_try_at is not None
+            delays.append((report.next_try_at - report.at).total_seconds())
+        # The stream that asked for 0.9 s is waited for; the next one, which asked nothing, is
+        # retried at the feed's own pace (its first delay: its earlier failures were one each).
+        assert delays[0] >= 0.9
+        assert delays[1] < 0.9, delays
+
+
 async def test_the_feeds_never_give_up_and_their_backoff_is_capped(
     sim: SimulatorServer,
     proxy: ThreadedFaultProxy,
