@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Final
 
 from lobby_display.config import Settings, SoundSettings
+from lobby_display.files import FileRefused, private_directory
 from lobby_display.sound.chime import scaled_copy, wav_seconds, write_chime
 from lobby_display.sound.player import PlaybackError, Player, PlayerChain, Which, find_players
 from lobby_display.sound.process import ToolError
@@ -245,14 +246,14 @@ class Announcer:
     def _cache_directory(self) -> Path:
         """The cache directory, or a temporary one when it cannot be made (read-only state)."""
         try:
-            self.cache_dir.mkdir(parents=True, exist_ok=True)
-            return self.cache_dir
+            # For the display's user only: the players play whatever WAV files are there.
+            return private_directory(self.cache_dir)
         except OSError as error:
             fallback = Path(tempfile.mkdtemp(prefix="lobby-display-sound-"))
             log.warning(
                 "sound: cannot use %s (%s); sounds are cached in %s until restart",
                 self.cache_dir,
-                error.strerror or error,
+                error.reason if isinstance(error, FileRefused) else error.strerror or error,
                 fallback,
             )
             return fallback

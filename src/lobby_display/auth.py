@@ -21,9 +21,9 @@ import contextlib
 import functools
 import json
 import logging
+import os
 import random
 import re
-import stat
 import sys
 from collections.abc import AsyncGenerator, Callable, Generator
 from dataclasses import dataclass, field
@@ -35,7 +35,13 @@ import httpx
 
 from lobby_display import signing
 from lobby_display.config import Settings
-from lobby_display.files import write_atomically
+from lobby_display.files import (
+    FileRefused,
+    expected_owners,
+    private_directory,
+    read_regular,
+    write_atomically,
+)
 from lobby_display.models import ServiceError, clean_text
 from lobby_display.redaction import MASK, RedactingFilter, redact, register_secret
 from lobby_display.service_errors import (
@@ -81,6 +87,10 @@ _FUTURE_SLACK: Final = timedelta(minutes=5)
 RENEWAL_AFTER_REFUSAL: Final = timedelta(minutes=5)
 #: Name of the API-key cache in the state directory.
 KEY_CACHE_NAME: Final = "api-key.json"
+#: Largest service-account file read (one holds an RSA key of a few kilobytes).
+MAX_CREDENTIALS_BYTES: Final = 64 * 1024
+#: Largest API-key cache read (ours holds a key and two dates).
+MAX_CACHE_BYTES: Final = 64 * 1024
 #: A JWT, or the start of one: base64url of `{"` then more base64url and dots.
 _JWT_SHAPE: Final = re.compile(r"eyJ[A-Za-z0-9_\-]{8,}[A-Za-z0-9_\-.…]*")
 
@@ -130,27 +140,29 @@ def load_service_account(path: Path | str, *, parse_key: bool = True) -> Service
     """
     path = Path(path)
     try:
-        info = path.stat()
+        # A FIFO, a device or a huge file is refused at once (a FIFO would hang `check`).
+        read = read_regular(
+            path,
+            limit=MAX_CREDENTIALS_BYTES,
+            what="a service-account JSON file",
+            owners=None if os.geteuid() == 0 else {os.geteuid(), 0},
+        )
     except FileNotFoundError:
         raise CredentialsError(f"{path}: service-account file not found") from None
-    except OSError as error:
-        raise CredentialsError(f"{path}: cannot be read ({error.strerror})") from None
-    if stat.S_ISDIR(info.st_mode):
-        raise CredentialsError(f"{path}: is a directory, not a service-account JSON file")
-    mode = stat.S_IMODE(info.st_mode)
-    if mode & 0o077:
-        raise CredentialsError(
-            f"{path}: the private key is open to group or others (mode {mode:04o}); "
-            f"run: chmod 600 {path}"
-        )
-    try:
-        raw = path.read_bytes()
+    except FileRefused as refused:
+        raise CredentialsError(str(refused)) from None
     except PermissionError:
         raise CredentialsError(
             f"{path}: cannot be read (permission denied); the display's user must own it"
         ) from None
     except OSError as error:
         raise CredentialsError(f"{path}: cannot be read ({error.strerror})") from None
+    if read.open_to_others:
+        raise CredentialsError(
+            f"{path}: the private key is open to group or others (mode {read.mode:04o}); "
+            f"run: chmod 600 {path}"
+        )
+    raw = read.data
     try:
         data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
@@ -585,8 +597,19 @@ class ServiceApiKeys:
         if path is None:
             return
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            directory = private_directory(path.parent, create=False)
+            read = read_regular(
+                path,
+                limit=MAX_CACHE_BYTES,
+                what="an API-key cache",
+                follow_links=False,
+                owners=expected_owners(directory),
+            )
+            data = json.loads(read.data.decode("utf-8"))
         except FileNotFoundError:
+            return
+        except FileRefused as refused:
+            log.error("ignored the API-key cache: %s", refused)
             return
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
             log.warning("ignored the API-key cache %s: %s", path, type(error).__name__)
@@ -610,14 +633,13 @@ class ServiceApiKeys:
             "displayUrl": self._display_url,
         }
         try:
-            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             write_private_file(path, json.dumps(payload))
         except OSError as error:
             # The key still works from memory; only a restart would ask for a new one.
             log.warning(
                 "cannot write the API-key cache %s (%s); the key is kept in memory only",
                 path,
-                error.strerror or type(error).__name__,
+                error if isinstance(error, FileRefused) else error.strerror or type(error).__name__,
             )
 
 

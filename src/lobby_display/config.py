@@ -27,9 +27,12 @@ from pydantic import (
     model_validator,
 )
 
+from lobby_display.files import FileRefused, read_regular
 from lobby_display.models import LOCALES
 
 ENV_PREFIX: Final = "LOBBY_DISPLAY_"
+#: Largest configuration file read (the documented example is about 10 kB).
+MAX_CONFIG_BYTES: Final = 1024 * 1024
 #: Default name of the service-account file inside `$CREDENTIALS_DIRECTORY`.
 DEFAULT_CREDENTIAL_NAME: Final = "service-account.json"
 
@@ -416,11 +419,13 @@ def load_config(path: Path | str, environ: Mapping[str, str] | None = None) -> S
     path = Path(path)
     source = str(path)
     try:
-        raw = path.read_bytes()
+        # A FIFO, a device or a huge file is refused at once: `run` and `check` never hang.
+        read = read_regular(path, limit=MAX_CONFIG_BYTES, what="a TOML file")
+        raw = read.data
     except FileNotFoundError:
         raise ConfigError(source, ["file not found"]) from None
-    except IsADirectoryError:
-        raise ConfigError(source, ["is a directory, not a TOML file"]) from None
+    except FileRefused as refused:
+        raise ConfigError(source, [refused.reason]) from None
     except PermissionError:
         raise ConfigError(source, ["cannot be read (permission denied)"]) from None
     except OSError as error:
@@ -431,7 +436,20 @@ def load_config(path: Path | str, environ: Mapping[str, str] | None = None) -> S
         raise ConfigError(source, ["is not UTF-8 text"]) from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(source, [f"not valid TOML: {error}"]) from None
-    return settings_from_dict(data, source, environ, path=path)
+    service = data.get("service")
+    if not (isinstance(service, dict) and "api_key" in service and read.open_to_others):
+        return settings_from_dict(data, source, environ, path=path)
+    # The same rule as the credentials file's: a secret is for the display's user alone.
+    exposed = (
+        f"service.api_key: the file holds a secret but is open to group or others "
+        f"(mode {read.mode:04o}); run: chmod 600 {path} (the display's user must own it), or "
+        "give the key in $LOBBY_DISPLAY_SERVICE__API_KEY"
+    )
+    try:
+        settings_from_dict(data, source, environ, path=path)
+    except ConfigError as error:
+        raise ConfigError(source, [*error.problems, exposed]) from None
+    raise ConfigError(source, [exposed])
 
 
 def settings_from_dict(

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import logging
 import logging.handlers
 import os
@@ -51,6 +52,7 @@ from pathlib import Path
 from typing import Any, Final, TextIO
 
 from lobby_display.config import ConfigError, Settings, load_config
+from lobby_display.files import make_directories
 from lobby_display.models import clean_text
 from lobby_display.redaction import EscapingFormatter, RedactingFilter, redact
 from lobby_display.updates import Feed, FeedHealth, FeedStatus
@@ -476,8 +478,15 @@ class _QuietFileHandler(_QuietErrors, logging.handlers.WatchedFileHandler):
     """Appends to a file; reopens it after logrotate moves it."""
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_directories(path.parent)
         super().__init__(path, encoding="utf-8")
+
+    def _open(self) -> io.TextIOWrapper:
+        # Created for its owner only (0600), at the first write as after logrotate moved it.
+        descriptor = os.open(
+            self.baseFilename, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600
+        )
+        return open(descriptor, "a", encoding=self.encoding, errors=self.errors)
 
 
 # journald reads `<N>` at the start of each line of a stream as the line's priority.

@@ -16,7 +16,13 @@ from pathlib import Path
 from typing import Any, Final
 
 from lobby_display.board import Board, BoardSettings
-from lobby_display.files import write_atomically
+from lobby_display.files import (
+    FileRefused,
+    expected_owners,
+    private_directory,
+    read_regular,
+    write_atomically,
+)
 
 log = logging.getLogger(__name__)
 
@@ -47,11 +53,21 @@ class BoardStore:
     def load(self, settings: BoardSettings, now: datetime) -> Board | None:
         """The saved board, marked out of date; None when there is none that can be trusted."""
         try:
-            if self.path.stat().st_size > MAX_STATE_BYTES:
-                log.warning("ignored the saved board %s: too large to be ours", self.path)
-                return None
-            data: Any = json.loads(self.path.read_text(encoding="utf-8"))
+            # Not a link, a FIFO, a device, another user's file or a huge one: those are
+            # refused at once (a FIFO would hang the start).
+            directory = private_directory(self.path.parent, create=False)
+            read = read_regular(
+                self.path,
+                limit=MAX_STATE_BYTES,
+                what="a saved board",
+                follow_links=False,
+                owners=expected_owners(directory),
+            )
+            data: Any = json.loads(read.data.decode("utf-8"))
         except FileNotFoundError:
+            return None
+        except FileRefused as refused:
+            log.error("ignored the saved board: %s", refused)
             return None
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
             log.warning("ignored the saved board %s: unreadable (%s)", self.path, _why(error))
@@ -74,8 +90,9 @@ class BoardStore:
         """Write the board if it changed and `min_interval` has passed since the last write
         (an unchanged board every `RESAVE_UNCHANGED_SECONDS`), or at once with `force`.
 
-        Returns True when written. Failures (a full disk, a read-only directory) are logged
-        once and never raise: the screen matters more than the file.
+        Returns True when written, for its owner only (0600). Failures (a full disk, a
+        read-only directory, one others may write to) are logged once and never raise: the
+        screen matters more than the file.
         """
         if not force and self._saved_at is not None:
             since = (now - self._saved_at).total_seconds()
@@ -92,7 +109,8 @@ class BoardStore:
             write_atomically(self.path, json.dumps(payload, ensure_ascii=False))
         except OSError as error:
             if not self._failed:
-                log.warning("cannot save the board in %s: %s", self.path.parent, _why(error))
+                why = str(error) if isinstance(error, FileRefused) else _why(error)
+                log.warning("cannot save the board in %s: %s", self.path.parent, why)
             self._failed = True
             return False
         self._failed = False

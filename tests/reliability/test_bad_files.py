@@ -66,6 +66,7 @@ def good_with(old: str, new: str) -> Callable[[Path], Path]:
         path = folder / "config.toml"
         assert old in GOOD
         path.write_text(GOOD.replace(old, new), encoding="utf-8")
+        path.chmod(0o600)  # as a file holding service.api_key must be
         return path
 
     return write

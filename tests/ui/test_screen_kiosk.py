@@ -223,6 +223,7 @@ theme = "{theme}"
 quit_key = "{quit_key}"
 """
     path.write_text(template.format(locales='"en_US"', theme="dark", quit_key="ctrl+q"))
+    path.chmod(0o600)  # as a file holding service.api_key must be
     settings = load_config(path, environ={})
     clock, recorder = Clock(), Recorder()
     app = LobbyApp(settings, clock=clock, board=make_board(settings, NOW), hooks=recorder.hooks())

@@ -187,6 +187,7 @@ player = "{player}"
 quiet_hours = "00:00-23:59"
 """
     )
+    config.chmod(0o600)  # as a file holding service.api_key must be
     return config
 
 

@@ -33,6 +33,7 @@ COMMENTED_KEY = re.compile(r"^# (\w+ = .*)$", re.MULTILINE)
 def write(tmp_path: Path, text: str, name: str = "config.toml") -> Path:
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
+    path.chmod(0o600)  # as a file holding service.api_key must be
     return path
 
 

@@ -437,6 +437,7 @@ locales = [{locales}]
 
 def _write(path: Path, locales: str = '"fr_FR", "en_US"', key: str = API_KEY) -> Path:
     path.write_text(GOOD.format(locales=locales, key=key), encoding="utf-8")
+    path.chmod(0o600)  # as a file holding service.api_key must be
     return path
 
 

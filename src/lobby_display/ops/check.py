@@ -48,6 +48,7 @@ from lobby_display.feeds import (
     QueueStateDecoder,
     TicketDecoder,
 )
+from lobby_display.files import FileRefused, private_directory
 from lobby_display.models import Counter, Place, Queue, pick_name
 from lobby_display.ops.common import client_for, config_name, is_under, quiet_logs
 from lobby_display.ops.report import Report
@@ -226,6 +227,18 @@ class Checks:
                     fix,
                 )
             return
+        try:
+            private_directory(directory, create=False)
+        except FileRefused as refused:
+            # The display refuses to keep its files there (the key, the board): say so.
+            self.report.fail(
+                "state",
+                f"{refused} ({origin}); the display keeps no API key or board there",
+                f"chmod 700 {directory}",
+            )
+            return
+        except OSError:
+            pass  # (the write below says why)
         try:
             with tempfile.NamedTemporaryFile(dir=directory, prefix=".check-") as probe:
                 probe.write(b"lobby-display check\n")

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from lobby_display.board import BoardSettings
 from lobby_display.config import Settings
-from lobby_display.files import write_atomically
+from lobby_display.files import FileRefused, read_regular, write_atomically
 from lobby_display.ops.common import client_for, quiet_logs
 from lobby_display.service import PID_FILE_NAME
 from lobby_display.state import BoardStore
@@ -52,18 +52,21 @@ SIGNAL_WAIT_SECONDS: Final = 5.0
 HEADLESS_WAIT_SECONDS: Final = 10.0
 #: Output formats, by file suffix.
 FORMATS: Final = (".svg", ".png")
+#: Largest screenshot a running display's file may hold (a 4K screen's SVG is a few MB).
+MAX_SCREENSHOT_BYTES: Final = 64 * 1024 * 1024
 
 
 # --- the display's side ----------------------------------------------------------------------
 
 
 def export_screen(app: App[Any], path: Path) -> None:
-    """Write what `app` shows now to `path` as SVG, atomically (the SIGUSR1 handler's work).
+    """Write what `app` shows now to `path` as SVG, atomically and for its owner only (the
+    SIGUSR1 handler's work).
 
     Call it on the app's event loop (`loop.add_signal_handler(signal.SIGUSR1, ...)`). A failure
     to write raises OSError; the handler should log it and carry on.
     """
-    write_atomically(path, app.export_screenshot(), mode=0o640)
+    write_atomically(path, app.export_screenshot())
 
 
 def screenshot_signal_path(settings: Settings, environ: Mapping[str, str] | None = None) -> Path:
@@ -170,9 +173,17 @@ def find_running_display(
 
 
 def ask_running_display(display: RunningDisplay, wait: float) -> str | None:
-    """Send SIGUSR1 and wait (at most `wait` s) for a new screenshot; None when none came."""
+    """Send SIGUSR1 and wait (at most `wait` s) for a new screenshot; None when none came.
+
+    The file is read only if it is a regular file (not a link) owned by the display's user:
+    this command often runs as root, and the runtime directory is the display's to write.
+    """
     target = display.screenshot
     before = _identity(target)
+    try:
+        owner = os.stat(f"/proc/{display.pid}").st_uid
+    except OSError:
+        return None
     try:
         os.kill(display.pid, signal.SIGUSR1)
     except ProcessLookupError:
@@ -187,8 +198,20 @@ def ask_running_display(display: RunningDisplay, wait: float) -> str | None:
     while time.monotonic() < deadline:
         now = _identity(target)
         if now is not None and now != before:
-            with contextlib.suppress(OSError, UnicodeDecodeError):
-                return target.read_text(encoding="utf-8")
+            try:
+                read = read_regular(
+                    target,
+                    limit=MAX_SCREENSHOT_BYTES,
+                    what="a screenshot",
+                    follow_links=False,
+                    owners={owner},
+                )
+                return read.data.decode("utf-8")
+            except FileRefused as refused:
+                _say(f"{refused}; rendering one here instead")
+                return None
+            except (OSError, UnicodeDecodeError):
+                pass
         time.sleep(0.05)
     _say(
         f"the display (PID {display.pid}) wrote no screenshot in {wait:g} s (see its log); "
@@ -280,10 +303,13 @@ def for_rsvg(svg: str) -> str:
 
 
 def save(svg: str, output: Path) -> None:
-    """Write `svg` to `output`, converted to PNG by rsvg-convert when the name ends in .png."""
-    output.parent.mkdir(parents=True, exist_ok=True)
+    """Write `svg` to `output`, converted to PNG by rsvg-convert when the name ends in .png.
+
+    The file is readable by its owner only (a screen can show names and tickets), replaced
+    atomically: a link at `output` is replaced, never written through.
+    """
     if output.suffix.lower() != ".png":
-        output.write_text(svg, encoding="utf-8")
+        write_atomically(output, svg, private_parent=False)
         return
     converter = shutil.which("rsvg-convert")
     if converter is None:
@@ -292,14 +318,15 @@ def save(svg: str, output: Path) -> None:
         source = Path(scratch) / SCREENSHOT_NAME
         source.write_text(for_rsvg(svg), encoding="utf-8")
         done = subprocess.run(  # noqa: S603 - a fixed program, our own file names
-            [converter, "--format", "png", "--output", str(output), str(source)],
+            [converter, "--format", "png", str(source)],
             capture_output=True,
-            text=True,
             timeout=120,
             check=False,
         )
     if done.returncode != 0:
-        raise OSError(f"rsvg-convert failed: {done.stderr.strip()[:300]}")
+        problem = done.stderr.decode("utf-8", "replace").strip()[:300]
+        raise OSError(f"rsvg-convert failed: {problem}")
+    write_atomically(output, done.stdout, private_parent=False)
 
 
 def catches_signal(pid: int, number: int) -> bool:
@@ -328,7 +355,7 @@ def _is_lobby_display(pid: int) -> bool:
 
 def _identity(path: Path) -> tuple[int, int] | None:
     try:
-        info = path.stat()
+        info = path.lstat()
     except OSError:
         return None
     return info.st_ino, info.st_mtime_ns

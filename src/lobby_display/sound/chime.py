@@ -11,6 +11,8 @@ import wave
 from pathlib import Path
 from typing import Final
 
+from lobby_display.files import make_directories
+
 #: Samples per second of the chime (espeak-ng renders at the same rate).
 SAMPLE_RATE: Final = 22050
 #: The two tones, high then low (E5, C5: the familiar "ding-dong" of public address systems).
@@ -46,7 +48,7 @@ def write_chime(path: Path, volume: int) -> Path:
 
 def write_wav(path: Path, samples: array.array[int], rate: int, channels: int = 1) -> None:
     """Write signed 16-bit samples to a WAV file, atomically (a reader never sees half a file)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_directories(path.parent)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".wav")
     try:
         with os.fdopen(handle, "wb") as raw, wave.open(raw, "wb") as out:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Final, Protocol
 from xml.sax.saxutils import escape
 
+from lobby_display.files import make_directories
 from lobby_display.models import pick_name
 from lobby_display.sound.chime import wav_seconds
 from lobby_display.sound.process import ToolError, run_tool
@@ -214,7 +215,7 @@ class SoundCache:
 
     def new_file(self) -> Path:
         """A new empty file in the cache directory, for a tool to write into."""
-        self.directory.mkdir(parents=True, exist_ok=True)
+        make_directories(self.directory)
         handle, name = tempfile.mkstemp(dir=self.directory, prefix=".", suffix=".wav")
         os.close(handle)
         return Path(name)
