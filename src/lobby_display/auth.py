@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 import httpx
 
 from lobby_display import signing
+from lobby_display.children import child_environment
 from lobby_display.config import Settings
 from lobby_display.files import (
     FileRefused,
@@ -311,6 +312,7 @@ async def developer_token_apart(
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
+            env=child_environment(),
         )
     except OSError as error:
         raise CredentialsError(

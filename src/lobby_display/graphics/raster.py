@@ -21,6 +21,8 @@ from typing import Final
 
 from PIL import Image, ImageDraw, ImageFont
 
+from lobby_display.children import child_environment
+
 log = logging.getLogger(__name__)
 
 #: Longest label drawn as a picture (ticket labels are short; a longer text stays text).
@@ -98,6 +100,7 @@ def _fontconfig(pattern: str) -> str | None:
             text=True,
             timeout=10,
             check=True,
+            env=child_environment(),
         ).stdout
     except (OSError, subprocess.SubprocessError):
         return None

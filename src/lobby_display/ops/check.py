@@ -39,6 +39,7 @@ from lobby_display.auth import (
     ServiceUnreachable,
     load_service_account,
 )
+from lobby_display.children import child_environment
 from lobby_display.client import DisplayClient
 from lobby_display.config import ENV_PREFIX, Settings
 from lobby_display.feeds import (
@@ -672,6 +673,7 @@ def _font_for(fc_list: str, language: str) -> str:
             text=True,
             timeout=20,
             check=False,
+            env=child_environment(),
         )
     except (OSError, subprocess.TimeoutExpired):
         return ""

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from lobby_display.board import BoardSettings
+from lobby_display.children import child_environment
 from lobby_display.config import Settings
 from lobby_display.files import FileRefused, read_regular, write_atomically
 from lobby_display.ops.common import client_for, quiet_logs
@@ -322,6 +323,7 @@ def save(svg: str, output: Path) -> None:
             capture_output=True,
             timeout=120,
             check=False,
+            env=child_environment(),
         )
     if done.returncode != 0:
         problem = done.stderr.decode("utf-8", "replace").strip()[:300]

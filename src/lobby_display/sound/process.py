@@ -8,6 +8,7 @@ import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from lobby_display.children import child_environment
 from lobby_display.models import clean_text
 
 
@@ -43,6 +44,7 @@ async def run_tool(argv: Sequence[str], time_limit: float, *, capture: bool = Fa
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE if capture else subprocess.DEVNULL,
             stderr=subprocess.PIPE,
+            env=child_environment(),
         )
     except OSError as error:
         raise ToolError(f"cannot start {argv[0]}: {error.strerror or error}") from None
