@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import io
 import logging
 import math
 import os
@@ -28,6 +29,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Final
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from rich.console import Console, RenderableType
 from textual.app import App, AutopilotCallbackType, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -65,6 +67,11 @@ Source = Callable[[Callable[[Update], None]], Awaitable[None]]
 QUIT_BINDING: Final = "lobby-display.quit"
 #: The `banner` that says, in the locale on screen, that the data is simulated.
 DEMO_BANNER: Final = "demo"
+#: What the screen's standard error gets when the screen stops on an unexpected error.
+FATAL_MESSAGE: Final = (
+    "lobby-display: the screen stopped on an unexpected error; the details are in the log "
+    "(journalctl -t lobby-display, or the configured log file)."
+)
 #: Screens at least this many cells wide put the calls beside the queues; narrower ones stack.
 WIDE_FROM: Final = 110
 #: Screens at least this many lines high get a roomier header (the TV's 30 lines go to the calls
@@ -727,6 +734,31 @@ class LobbyApp(App[None], inherit_bindings=False):
             # Not the main thread, or no signals on this platform: the screen still runs.
             log.warning("signal handlers not installed: %s", error)
 
+    # Textual prints an unexpected error's traceback, with local variables, to standard error
+    # on the way out: under the console unit that is the TV. The details go to the log; the
+    # screen gets one short line.
+
+    def _handle_exception(self, error: Exception) -> None:
+        log.critical(
+            "the screen stopped on an unexpected error",
+            exc_info=(type(error), error, error.__traceback__),
+        )
+        super()._handle_exception(error)
+
+    def panic(self, *renderables: RenderableType) -> None:
+        """Exit on an unexpected error; what it says goes to the log, not onto the screen."""
+        for renderable in renderables:
+            if isinstance(renderable, Exception):
+                continue  # (logged with its traceback by `_handle_exception`)
+            text = renderable if isinstance(renderable, str) else _plain(renderable)
+            log.critical("the screen stopped: %s", text)
+        super().panic(*renderables)
+
+    def _print_error_renderables(self) -> None:
+        if self._exit_renderables:
+            self._exit_renderables.clear()
+            self.error_console.print(FATAL_MESSAGE, markup=False, highlight=False)
+
     def _announce_ready(self) -> None:
         if not self._ready_sent:
             self._ready_sent = True
@@ -740,6 +772,13 @@ class LobbyApp(App[None], inherit_bindings=False):
             hook(*args)
         except Exception:
             log.exception("the %s hook failed", name)
+
+
+def _plain(renderable: RenderableType) -> str:
+    """A Rich renderable (a traceback) as plain text, for the log."""
+    buffer = io.StringIO()
+    Console(file=buffer, width=120, color_system=None, highlight=False).print(renderable)
+    return buffer.getvalue()
 
 
 __all__ = [
