@@ -210,6 +210,52 @@ def test_security_exposure_is_at_most_4(unit: Path) -> None:
     assert float(match.group(1)) <= MAX_EXPOSURE, result.stdout
 
 
+def _exposure(unit: Path) -> float:
+    result = subprocess.run(
+        ["systemd-analyze", "security", "--offline=true", "--no-pager", str(unit)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    match = _EXPOSURE.search(result.stdout + result.stderr)
+    assert match, f"no exposure line in:\n{result.stdout}{result.stderr}"
+    return float(match.group(1))
+
+
+@pytest.mark.parametrize("path", [KIOSK, CONSOLE], ids=unit_id)
+def test_screen_units_keep_their_mounts_private(path: Path) -> None:
+    assert one(parse_unit(path), "Service", "PrivateMounts") == "yes"
+
+
+def _documented_allow_list() -> str:
+    """The IPAddressDeny=/IPAddressAllow= drop-in that deployment.md gives installers."""
+    text = (ROOT / "docs" / "deployment.md").read_text()
+    blocks = re.findall(r"```ini\n(.*?)```", text, re.DOTALL)
+    found = [block for block in blocks if "IPAddressDeny=" in block]
+    assert len(found) == 1, "deployment.md should give one IPAddressDeny= drop-in"
+    return found[0]
+
+
+@needs_analyze
+@pytest.mark.parametrize("path", [KIOSK, CONSOLE], ids=unit_id)
+def test_the_documented_address_allow_list_is_valid_and_lowers_the_exposure(
+    path: Path, verify_root: Path
+) -> None:
+    drop_in = _documented_allow_list()
+    directory = verify_root / "etc/systemd/system" / f"{path.name}.d"
+    directory.mkdir(exist_ok=True)
+    (directory / "network.conf").write_text(drop_in)
+    try:
+        output, _ = verify(verify_root, instance_name(path))
+    finally:
+        shutil.rmtree(directory)
+    assert output == "", output
+    with tempfile.TemporaryDirectory() as scratch:
+        combined = Path(scratch) / path.name
+        combined.write_text(path.read_text() + "\n" + drop_in)
+        assert _exposure(combined) < _exposure(path)
+
+
 # --------------------------------------------------------------------------------------------
 # The keys the screen depends on
 
@@ -315,6 +361,30 @@ def test_foot_ini_is_valid() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert " err:" not in result.stderr and "warn:" not in result.stderr, result.stderr
+
+
+def _foot_sections() -> dict[str, dict[str, str]]:
+    """foot.ini's keys by section ("main" for those before the first header)."""
+    sections: dict[str, dict[str, str]] = {"main": {}}
+    current = sections["main"]
+    for raw in FOOT_INI.read_text().splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if line.startswith("[") and line.endswith("]"):
+            current = sections.setdefault(line[1:-1], {})
+        elif "=" in line:
+            key, value = line.split("=", 1)
+            current[key.strip()] = value.strip()
+    return sections
+
+
+def test_foot_ini_turns_off_the_bindings_that_start_a_program() -> None:
+    """A keyboard plugged into the TV opens no terminal and launches no URL (foot 1.13's
+    defaults: Control+Shift+n, Control+Shift+u)."""
+    bindings = _foot_sections().get("key-bindings", {})
+    for action in ("spawn-terminal", "show-urls-launch", "show-urls-copy", "show-urls-persistent"):
+        assert bindings.get(action) == "none", f"{action} is left on"
+    for action in ("pipe-visible", "pipe-scrollback", "pipe-selected"):
+        assert action not in bindings or bindings[action].endswith("none"), action
 
 
 def _foot_fonts() -> list[str]:
@@ -556,8 +626,8 @@ def test_kiosk_chain_passes_ready_watchdog_and_reload_to_the_app(tmp_path: Path)
             os.chmod(env["NOTIFY_SOCKET"], 0o777)
             server.settimeout(30)
             log = (work / "cage.log").open("wb")
-            chain = subprocess.Popen(
-                [*prefix, *argv], env=env, stdout=log, stderr=subprocess.STDOUT
+            chain = subprocess.Popen(  # cwd: the checkout's may be out of the user's reach
+                [*prefix, *argv], env=env, stdout=log, stderr=subprocess.STDOUT, cwd=work
             )
             try:
                 ready = _receive(server)
