@@ -404,6 +404,9 @@ class KioskChain:
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
             start_new_session=True,
+            # Its own working directory: foot (and the program) inherit it, and the checkout's
+            # may be out of the chain user's reach (a fresh clone in root's 0700 home).
+            cwd=self.work,
         )
         log.close()
         deadline = time.monotonic() + 20
@@ -489,6 +492,7 @@ class KioskChain:
             capture_output=True,
             timeout=60,
             check=False,
+            cwd=self.work,
         )
         if done.returncode != 0:
             raise ChainError(f"grim failed: {done.stderr.decode()[-500:]}\n{self.logs()}")
