@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -14,11 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from helpers.needs import needs
 from lobby_display.simulator.names import PLACE, SERVICES
 
 pytestmark = [
     pytest.mark.e2e,
-    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+    needs("tmux", "tmux"),
 ]
 
 #: How long the demo may take to show a call (start-up, first snapshot, first call).

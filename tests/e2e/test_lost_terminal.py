@@ -8,7 +8,6 @@ The demo runs on a real pseudo-terminal (`helpers.terminal`) or in tmux, as a pe
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -18,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers.needs import needs
 from helpers.terminal import TerminalProgram, assert_terminal_restored
 
 pytestmark = pytest.mark.e2e
@@ -119,7 +119,7 @@ def test_demo_still_stops_cleanly_on_sigterm() -> None:
     assert_terminal_restored(run)
 
 
-@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+@needs("tmux", "tmux")
 def test_demo_ends_when_its_tmux_session_is_killed() -> None:
     session = f"lobby-lost-{uuid.uuid4().hex[:8]}"
     marker = uuid.uuid4().hex[:8]

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers.needs import needs
 from lobby_display.announce import Announcer
 from lobby_display.config import SoundSettings
 from lobby_display.models import LOCALES
@@ -21,9 +22,7 @@ from lobby_display.sound.speech import Espeak, SoundCache, compose, pick_voices
 from lobby_display.updates import Call
 
 ESPEAK = shutil.which("espeak-ng")
-pytestmark = pytest.mark.skipif(
-    ESPEAK is None, reason="espeak-ng is not installed (apt-get install espeak-ng)"
-)
+pytestmark = needs("espeak-ng", "espeak-ng")
 
 NAMES = {
     "fr_FR": "Guichet 3",

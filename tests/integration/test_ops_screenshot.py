@@ -6,7 +6,6 @@ from __future__ import annotations
 import html
 import os
 import select
-import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -15,6 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from helpers.needs import needs
 from lobby_display.cli import main
 from lobby_display.service import PID_FILE_NAME
 from lobby_display.simulator import SimulatorServer
@@ -136,7 +136,7 @@ def test_size_sets_the_headless_terminal(
     assert "160x45" in capsys.readouterr().err
 
 
-@pytest.mark.skipif(shutil.which("rsvg-convert") is None, reason="rsvg-convert (librsvg2-bin)")
+@needs("rsvg-convert", "librsvg2-bin")
 def test_png_is_converted_by_rsvg_convert(simulator: SimulatorServer, tmp_path: Path) -> None:
     config = simulator.write_config(tmp_path, locales=["en_US"])
     output = tmp_path / "now.png"

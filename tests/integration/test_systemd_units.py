@@ -32,6 +32,7 @@ from typing import NoReturn
 
 import pytest
 
+from helpers.needs import needs
 from lobby_display.cli import build_parser
 from lobby_display.config import load_config
 
@@ -50,10 +51,7 @@ INSTALLED = "/opt/lobby-display/.venv/bin/lobby-display"
 INSTANCE = "hall"
 MAX_EXPOSURE = 4.0
 
-needs_analyze = pytest.mark.skipif(
-    shutil.which("systemd-analyze") is None,
-    reason="systemd-analyze is missing (Debian package systemd; .ci/run installs it)",
-)
+needs_analyze = needs("systemd-analyze", "systemd")
 
 
 def missing(reason: str) -> NoReturn:

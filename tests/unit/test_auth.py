@@ -6,8 +6,8 @@ import asyncio
 import base64
 import json
 import logging
-import os
 import random
+import shutil
 import stat
 import subprocess
 import sys
@@ -22,6 +22,7 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
+from helpers.unprivileged import as_unprivileged, give, shared_folder
 from lobby_display import signing
 from lobby_display.auth import (
     KEY_CACHE_NAME,
@@ -167,11 +168,19 @@ class TestServiceAccountFile:
             load_service_account(path)
         assert str(path) in str(caught.value)
 
-    @pytest.mark.skipif(os.geteuid() == 0, reason="root reads any file")
     def test_unreadable(self, service_account_file: Path) -> None:
-        service_account_file.chmod(0o000)
-        with pytest.raises(CredentialsError, match="permission denied"):
-            load_service_account(service_account_file)
+        # As an unprivileged user even under root (root reads any file whatever its mode).
+        folder = shared_folder()
+        try:
+            path = folder / "service-account.json"
+            path.write_bytes(service_account_file.read_bytes())
+            give(path)
+            path.chmod(0o000)
+            with pytest.raises(CredentialsError, match="permission denied") as caught:
+                as_unprivileged(load_service_account, path)
+            assert str(path) in str(caught.value)
+        finally:
+            shutil.rmtree(folder)
 
     @pytest.mark.parametrize("mode", [0o640, 0o604, 0o644, 0o660])
     def test_open_to_group_or_others(

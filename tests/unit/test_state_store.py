@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import stat
 from pathlib import Path
 
 import pytest
 from test_board_support import at, reference, ticket
 
+from helpers.unprivileged import as_unprivileged, give, shared_folder
 from lobby_display.board import Board, BoardSettings
 from lobby_display.models import TicketState
 from lobby_display.state import STATE_FILE, BoardStore
@@ -96,18 +98,26 @@ def test_no_file_is_a_first_boot(tmp_path: Path) -> None:
     assert BoardStore(tmp_path / "missing", "P1").load(SETTINGS, at(0)) is None
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root can write a read-only directory")
-def test_an_unwritable_directory_is_logged_once(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
-    tmp_path.chmod(0o500)
+def _save_twice(folder: Path, caplog: pytest.LogCaptureFixture) -> tuple[bool, bool, str]:
+    store = BoardStore(folder, "P1", min_interval=0)
+    first, second = store.save(called_board(), at(1)), store.save(called_board(), at(2))
+    return first, second, caplog.text
+
+
+def test_an_unwritable_directory_is_logged_once(caplog: pytest.LogCaptureFixture) -> None:
+    # As an unprivileged user even under root (root writes into a read-only directory).
+    folder = shared_folder()
     try:
-        store = BoardStore(tmp_path, "P1", min_interval=0)
-        assert not store.save(called_board(), at(1))
-        assert not store.save(called_board(), at(2))
+        state = folder / "state"
+        state.mkdir(mode=0o700)
+        give(state)
+        state.chmod(0o500)
+        first, second, logged = as_unprivileged(_save_twice, state, caplog)
     finally:
-        tmp_path.chmod(0o700)
-    assert caplog.text.count("cannot save the board") == 1
+        shutil.rmtree(folder)
+    assert not first and not second
+    assert logged.count("cannot save the board") == 1
+    assert not (state / STATE_FILE).exists()
 
 
 def test_a_full_disk_is_logged_once(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:

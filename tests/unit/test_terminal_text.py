@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from PIL import Image, ImageDraw, ImageFont, features
 from rich.cells import cell_len
 
+from helpers.needs import missing
 from lobby_display.terminal_text import for_speech, for_terminal
 
 SARA_AM = "\u0e33"
@@ -97,7 +98,7 @@ def _font(family: str) -> ImageFont.FreeTypeFont:
         check=False,
     ).stdout.split("\n")
     if len(found) < 2 or family not in found[0]:
-        pytest.skip(f"no {family} font (fonts-thai-tlwg)")
+        missing(f"no {family} font (fonts-thai-tlwg)")
     return ImageFont.truetype(found[1], 80)
 
 
@@ -105,7 +106,7 @@ def _font(family: str) -> ImageFont.FreeTypeFont:
 def test_shaped_text_looks_exactly_like_the_composed_word(family: str) -> None:
     # Anything that shapes the text (Pillow with raqm, a browser) draws the same pixels.
     if not features.check("raqm"):
-        pytest.skip("Pillow without raqm does not shape Thai")
+        missing("Pillow without raqm does not shape Thai (the wheel from PyPI has it)")
     font = _font(family)
 
     def drawn(text: str) -> bytes:
