@@ -156,6 +156,7 @@ def test_check_refuses_a_fifo_as_credentials_file_at_once(tmp_path: Path) -> Non
     assert done.returncode == 1, done.stdout + done.stderr
     assert str(credentials) in done.stdout
     assert "named pipe (FIFO)" in done.stdout
+    assert "must name the JSON file itself" in done.stdout  # the fix
     assert "Traceback" not in done.stdout + done.stderr
 
 

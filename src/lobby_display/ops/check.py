@@ -656,8 +656,11 @@ def _credentials_fix(message: str, path: object) -> str:
         return f"chmod 600 {path}"
     if "permission denied" in message or "cannot be read" in message:
         return f"give the file to the display's user: chown lobby-display {path}"
-    if "is a directory" in message:
+    if "not a service-account JSON file" in message or "larger than" in message:
+        # A directory, a FIFO, a device, a huge file: not the key file at all.
         return "service.credentials must name the JSON file itself"
+    if "owned by" in message:
+        return f"give the file to the display's user: chown lobby-display {path}"
     return (
         "replace it with the service-account JSON file as issued: an object with "
         "client_email and an unencrypted RSA private_key in PEM"
