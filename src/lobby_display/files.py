@@ -22,9 +22,10 @@ PRIVATE_FILE_MODE: Final = 0o600
 
 
 class FileRefused(OSError):
-    """A file that is not read: not a regular file, a link where none may be, owned by another
-    user, or larger than such a file can be. `str()` names the file and the reason; `reason`
-    is the reason alone (also `strerror`, so `except OSError` handlers can say it)."""
+    """A file that is not read (not a regular file, a link where none may be, owned by another
+    user, larger than such a file can be) or a directory that is not used (others may write to
+    it). `str()` names it and the reason; `reason` is the reason alone (also `strerror`, so
+    `except OSError` handlers can say it)."""
 
     def __init__(self, path: Path | str, reason: str) -> None:
         super().__init__(errno.EPERM, reason, str(path))
