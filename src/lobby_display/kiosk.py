@@ -213,7 +213,18 @@ class Kiosk:
         self.notifier.status(status_text(reports))
 
     def reloaded(self, settings: Settings) -> None:
-        """New settings after SIGHUP: sound follows them; the service section needs a restart."""
+        """New settings after SIGHUP: sound follows them; the service section needs a restart.
+
+        systemd hears `RELOADING=1` then `READY=1` (service.py's protocol; `Type=notify-reload`
+        waits for them), the screen's new settings being applied by then.
+        """
+        self.notifier.reloading()
+        try:
+            self._reload_sound(settings)
+        finally:
+            self.notifier.ready()
+
+    def _reload_sound(self, settings: Settings) -> None:
         if settings.service != self.settings.service:
             log.warning("the [service] section changed: restart the display to apply it")
         old = self.announcer

@@ -19,25 +19,6 @@ from lobby_display.cli import main
 from lobby_display.service import PID_FILE_NAME
 from lobby_display.simulator import SimulatorServer
 
-#: A display as the kiosk runs it, reduced to what screenshots need: the app, and a SIGUSR1
-#: handler that calls `export_screen` (kiosk.py installs the same). Its banner tells its
-#: screen from one rendered by the command.
-DISPLAY_PROGRAM = """
-import asyncio, signal, sys
-from lobby_display.app import AppHooks, LobbyApp
-from lobby_display.config import load_config
-from lobby_display.ops import export_screen, screenshot_signal_path
-
-settings = load_config(sys.argv[1])
-
-def ready():
-    target = screenshot_signal_path(settings)
-    asyncio.get_running_loop().add_signal_handler(signal.SIGUSR1, export_screen, app, target)
-    print("ready", flush=True)
-
-app = LobbyApp(settings, hooks=AppHooks(ready=ready), banner="RUNNING-DISPLAY")
-app.run(headless=True, size=(100, 30))
-"""
 #: A process that says it is lobby_display but has no SIGUSR1 handler: the signal would kill it.
 DEAF_PROGRAM = """
 import time  # lobby_display, as an older version without a SIGUSR1 handler
@@ -154,26 +135,8 @@ def test_another_suffix_is_refused(
     assert not (tmp_path / "a.jpg").exists()
 
 
-def test_a_running_display_is_asked_for_its_own_screen(
-    simulator: SimulatorServer,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-    start_process: Start,
-) -> None:
-    config = simulator.write_config(tmp_path, locales=["en_US"])
-    runtime = tmp_path / "run"
-    runtime.mkdir()
-    environment = {**os.environ, "RUNTIME_DIRECTORY": str(runtime)}
-    display = start_process(DISPLAY_PROGRAM, str(config), env=environment)
-    assert (runtime / PID_FILE_NAME).read_text().strip() == str(display.pid)
-
-    monkeypatch.setenv("RUNTIME_DIRECTORY", str(runtime))
-    output = tmp_path / "support.svg"
-    assert main(["screenshot", "--config", str(config), "--output", str(output)]) == 0
-    assert f"from the running display (PID {display.pid})" in capsys.readouterr().out
-    assert "RUNNING-DISPLAY" in svg_text(output)
-    assert display.poll() is None, "the display must keep running"
+# A running display asked for its own screen (the real `lobby-display run` and its SIGUSR1
+# handler): test_kiosk_wiring.py.
 
 
 def test_a_process_that_cannot_answer_is_not_signalled(
