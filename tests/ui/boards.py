@@ -468,8 +468,9 @@ def terminal_output(app: App[Any]) -> str:
     return app.screen._compositor.render_full_update().render_segments(console)
 
 
-async def wait_for(pilot: Pilot[Any], predicate: Callable[[], bool], timeout: float = 5.0) -> None:
-    """Let the app process its messages until `predicate` holds (fails after `timeout` s)."""
+async def wait_for(pilot: Pilot[Any], predicate: Callable[[], bool], timeout: float = 30.0) -> None:
+    """Let the app process its messages until `predicate` holds (fails after `timeout` s: a
+    generous bound, for a loaded machine; a test passes as soon as the condition holds)."""
     deadline = time.monotonic() + timeout
     while not predicate():
         if time.monotonic() > deadline:
