@@ -41,6 +41,8 @@ T = TypeVar("T")
 
 #: The other user (Debian's `nobody`); a numeric id works without a passwd entry too.
 OTHER_UID = 65534
+#: Tests of what root does with another user's files (root alone can set them up; CI is root).
+as_root = pytest.mark.skipif(os.geteuid() != 0, reason="sets up another user's files: root only")
 #: A refusal comes at once; a hang is what these tests catch.
 QUICK = 5.0
 
@@ -250,6 +252,7 @@ def test_a_saved_board_that_is_a_link_is_not_followed(
     assert "symbolic link" in caplog.text
 
 
+@as_root
 def test_a_saved_board_owned_by_another_user_is_refused(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -276,6 +279,7 @@ time.sleep(120)
 """
 
 
+@as_root
 def test_screenshot_as_root_never_copies_a_file_the_display_links_to(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
