@@ -29,7 +29,7 @@ from lobby_display.backoff import Backoff
 from lobby_display.board import Board, BoardSettings
 from lobby_display.client import DisplayClient
 from lobby_display.config import ConfigError, Settings
-from lobby_display.feeds import Feeds, load_reference
+from lobby_display.feeds import Feeds, FeedTiming, load_reference
 from lobby_display.service import Notifier, setup_logging, status_text, watchdog_period
 from lobby_display.state import BoardStore
 from lobby_display.updates import Call, Feed, FeedHealth, FeedStatus, Update
@@ -59,6 +59,7 @@ def feeds_source(
     client_factory: ClientFactory = kiosk_client,
     see: Emit | None = None,
     known_ids: tuple[Sequence[str], Sequence[str]] = ((), ()),
+    timing: FeedTiming | None = None,
 ) -> Source:
     """The app's source of updates: the place's three feeds, with their reference data.
 
@@ -67,7 +68,8 @@ def feeds_source(
     policy's delay (`lobby_display.backoff`: 1 s doubling to 30 s, jittered). `see`, when
     given, is shown every update too (the `screenshot` command watches for live feeds).
     `known_ids` are the queue and counter ids of the place at the last run (`saved_ids`): the
-    streams open with them while the reference data loads.
+    streams open with them while the reference data loads. `timing`: the feeds' reconnection
+    delays and limits (`FeedTiming()`'s by default; the reliability suite shortens them).
     """
     place_id = settings.place.id
     langs = list(settings.display.locales)
@@ -97,6 +99,7 @@ def feeds_source(
                     langs=langs,
                     refresh_every=settings.service.reference_refresh_minutes * 60,
                     known_ids=known_ids,
+                    timing=timing,
                 )
                 await feeds.run()
 

@@ -2,9 +2,10 @@
 
 `open_rig()` starts a simulator on 127.0.0.1, a fault proxy in front of it, and the real
 `LobbyApp` headless (`run_test`) with the real feeds reading the simulator through the proxy:
-`DisplayClient` and `Feeds` exactly as `lobby-display run` builds them (`kiosk.feeds_source`),
-with one difference: the reconnection delays are shortened (0.05 s doubling to 0.5 s instead of
-1 s to 30 s) so a whole matrix of faults fits in seconds. The simulator's own story is slowed
+built by the kiosk's own function (`kiosk.feeds_source`: the signing process, the credentials
+retry, `refresh_every`, the REST client), with one difference: the reconnection delays are
+shortened (0.05 s doubling to 0.5 s instead of 1 s to 30 s) so a whole matrix of faults fits in
+seconds. The simulator's own story is slowed
 to nothing (speed 0.001): the place changes only when a test makes it (bursts), so
 `sim.truth()` holds still while the screen catches up.
 
@@ -17,11 +18,10 @@ happen in time.
 from __future__ import annotations
 
 import asyncio
-import functools
 import re
 import threading
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,13 +30,13 @@ from typing import Any
 from textual.pilot import Pilot
 
 from lobby_display.app import LobbyApp
-from lobby_display.client import DisplayClient
-from lobby_display.config import Settings, load_config
-from lobby_display.feeds import Feeds, FeedTiming, load_reference
+from lobby_display.config import load_config
+from lobby_display.feeds import FeedTiming
+from lobby_display.kiosk import feeds_source
 from lobby_display.simulator import ServiceAccount, SimulatorServer
 from lobby_display.simulator.dialect import Dialect
 from lobby_display.simulator.proxy import ThreadedFaultProxy
-from lobby_display.updates import FeedStatus, Update
+from lobby_display.updates import FeedStatus
 
 #: Reconnection delays of the suite (the kiosk's are 1 s doubling to 30 s).
 FAST_RETRY = FeedTiming(first_delay=0.05, max_delay=0.5)
@@ -44,27 +44,6 @@ FAST_RETRY = FeedTiming(first_delay=0.05, max_delay=0.5)
 SIZE = (160, 50)
 #: How long the screen has to show the truth again after a fault.
 SETTLE_SECONDS = 20.0
-
-
-def fast_feeds_source(settings: Settings) -> Callable[[Callable[[Update], None]], Awaitable[None]]:
-    """`kiosk.feeds_source`, with the suite's short reconnection delays."""
-    place_id = settings.place.id
-    langs = list(settings.display.locales)
-
-    async def source(emit: Callable[[Update], None]) -> None:
-        async with DisplayClient.from_settings(settings) as client:
-            feeds = Feeds(
-                client,
-                functools.partial(load_reference, client, place_id, langs),
-                emit,
-                queue_ids=settings.place.queues,
-                counter_ids=settings.place.counters,
-                langs=langs,
-                timing=FAST_RETRY,
-            )
-            await feeds.run()
-
-    return source
 
 
 def screen_lines(app: LobbyApp) -> list[str]:
@@ -284,7 +263,7 @@ async def open_rig(
             service={"read_timeout": 1.5},
         )
         settings = load_config(config, environ={})
-        app = LobbyApp(settings, fast_feeds_source(settings))
+        app = LobbyApp(settings, feeds_source(settings, timing=FAST_RETRY))
         app.animation_level = "none"
         place = sim.simulator.place
         queue_names = {qid: queue.names["en_US"] for qid, queue in place.queues.items()}
