@@ -3,11 +3,25 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
+
+from lobby_display import redaction
+
+
+@pytest.fixture(autouse=True)
+def _no_secrets_from_other_tests() -> Iterator[None]:
+    """Every test starts with no registered secret, whatever ran before it (in any order):
+    `redaction.register_secret` keeps them for the process's life, as a display does."""
+    saved = set(redaction._known)
+    redaction._known.clear()
+    yield
+    redaction._known.clear()
+    redaction._known.update(saved)
 
 
 @pytest.fixture(scope="session")
