@@ -55,7 +55,8 @@ LOG_CONTROLS = re.compile(rb"\x1b|\x07|\xc2[\x80-\x9f]")
 INVALID_UTF8 = (b"\xff\xfe\xc3HB11", b"HB11")
 
 #: The escape sequences Textual 8.2.8 writes: SGR colours, cursor moves, its DEC private modes
-#: (alternate screen, cursor, focus, paste, sync output, mouse), the kitty keyboard protocol,
+#: (alternate screen, cursor, focus, paste, sync output; mouse modes only turned off: see
+#: FORBIDDEN), the kitty keyboard protocol,
 #: mode queries, and the pointer-shape OSC 22; and the display's own two questions before the
 #: screen starts (DA1, and the cell size where the pty does not give it: graphics.terminal).
 ALLOWED_ESCAPES = re.compile(
@@ -79,6 +80,15 @@ FORBIDDEN = {
     "\u202e".encode(): "a bidi override",
     "\u2066".encode(): "a bidi isolate",
     b"\xc2\x9b": "a C1 CSI",
+    # The mouse is off (README): no mouse tracking, in any of its modes or encodings.
+    b"\x1b[?1000h": "mouse tracking (clicks)",
+    b"\x1b[?1001h": "mouse tracking (highlight)",
+    b"\x1b[?1002h": "mouse tracking (drags)",
+    b"\x1b[?1003h": "mouse tracking (every motion)",
+    b"\x1b[?1005h": "mouse tracking (UTF-8 coordinates)",
+    b"\x1b[?1006h": "mouse tracking (SGR coordinates)",
+    b"\x1b[?1015h": "mouse tracking (urxvt coordinates)",
+    b"\x1b[?1016h": "mouse tracking (pixel coordinates)",
 }
 
 
