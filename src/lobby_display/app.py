@@ -40,6 +40,7 @@ from lobby_display import messages, terminal_loss
 from lobby_display.backoff import FIRST_DELAY, MAX_DELAY, Backoff
 from lobby_display.board import Board, BoardSettings, Changes
 from lobby_display.config import DisplaySettings, Settings
+from lobby_display.frames import FramePacer
 from lobby_display.graphics.raster import CJK_FACES
 from lobby_display.graphics.terminal import Graphics, TerminalAnswers, choose
 from lobby_display.i18n import LocaleRotation, LocaleText
@@ -312,6 +313,7 @@ class LobbyApp(App[None], inherit_bindings=False):
         self._next_change: datetime | None = None
         self._dirty = _Dirty()
         self._flush_scheduled = False
+        self._pacer = FramePacer()
         self._queues_timer: Timer | None = None
         self._queues_drawn_at = -math.inf
         self._thread_id = threading.get_ident()
@@ -495,12 +497,17 @@ class LobbyApp(App[None], inherit_bindings=False):
         self._call_hook("tick", self)
 
     def _schedule_redraw(self) -> None:
-        """Coalesce a burst of updates: calls, header and status at the next turn of the loop,
-        queue rows and counters when their timer fires (see `QUEUES_REDRAW_DELAY`)."""
+        """Coalesce a burst of updates: calls, header and status in the next frame the pacer
+        allows (at once after a quiet spell), queue rows and counters when their timer fires
+        (see `QUEUES_REDRAW_DELAY`)."""
         dirty = self._dirty
         if (dirty.header or dirty.calls or dirty.status) and not self._flush_scheduled:
             self._flush_scheduled = True
-            self.call_later(self._redraw_urgent)
+            wait = self._pacer.delay(time.monotonic())
+            if wait > 0:
+                self.set_timer(wait, self._redraw_urgent, name="frame")
+            else:
+                self.call_later(self._redraw_urgent)
         if (dirty.queues or dirty.counters) and self._queues_timer is None and self._mounted:
             due = self._queues_drawn_at + QUEUES_REDRAW_PERIOD - time.monotonic()
             self._queues_timer = self.set_timer(
@@ -560,6 +567,7 @@ class LobbyApp(App[None], inherit_bindings=False):
         return Shown(self._texts[locale], now, tuple(fallback))
 
     def _redraw(self, dirty: _Dirty, now: datetime) -> None:
+        self._pacer.drawn(time.monotonic(), time.thread_time())
         shown = self._shown(now)
         board = self.board
         parts = board.parts(now)

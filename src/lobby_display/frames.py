@@ -6,7 +6,7 @@ quiet spell is drawn at once (the leading edge): pacing never delays a lone call
 starts at 60 Hz and follows the share of the UI thread's time spent working (its CPU clock over
 the wall clock, smoothed): above `busy` it lengthens, under half of it it shortens again. On a
 slow PC (or a terminal slow to take what is written) a burst then draws fewer, larger frames
-instead of queueing more work than the PC can do, which is what made every frame late.
+instead of queueing more work than the PC can do.
 """
 
 from __future__ import annotations
@@ -16,10 +16,12 @@ from typing import Final
 
 #: 60 Hz: the most a TV shows.
 FASTEST: Final = 1 / 60
-#: The longest interval: a call is never held back by more than this.
-SLOWEST: Final = 0.1
-#: The share of the UI thread's time above which frames are spaced out.
-BUSY: Final = 0.5
+#: The longest interval (three frames at 60 Hz): a call is never held back by more than this.
+SLOWEST: Final = 0.05
+#: The share of the UI thread's time above which frames are spaced out: only a UI that can no
+#: longer keep up. Below it every frame is drawn as soon as its data came (spacing frames out
+#: on a UI half busy only added their wait to each call, with no work saved).
+BUSY: Final = 0.85
 #: How the interval moves at each frame (a factor), and how fast the load is followed.
 STEP: Final = 1.25
 SMOOTHING: Final = 0.3

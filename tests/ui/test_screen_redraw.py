@@ -4,7 +4,9 @@ board. A line left stale by a missed redraw would show an old number to the room
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
+from typing import Any
 
 import pytest
 from boards import (
@@ -24,6 +26,7 @@ from textual.strip import Strip
 from lobby_display.app import LobbyApp
 from lobby_display.board import Board
 from lobby_display.config import Settings
+from lobby_display.frames import FramePacer
 from lobby_display.models import Queue, QueueState, keyed
 from lobby_display.updates import (
     QueueStateChanged,
@@ -145,3 +148,38 @@ async def test_a_new_theme_after_a_reload_redraws_every_line_in_its_colours() ->
         afresh = drawn(fresh)
     assert in_place != before
     assert in_place == afresh
+
+
+async def test_calls_between_two_frames_are_drawn_together_in_the_next_frame() -> None:
+    """On a busy PC frames are spaced out (`FramePacer`): a call after a quiet spell is drawn
+    at once, the calls that follow it within the interval wait for the next frame and are drawn
+    in it, all of them, in one redraw of the calls."""
+    clock, source = Clock(at(10)), FakeSource()
+    settings = make_settings()
+    app = LobbyApp(settings, source, clock=clock, board=make_board(settings, at(-600)))
+    app.animation_level = "none"
+    interval = 0.6
+    app._pacer = FramePacer(fastest=interval, slowest=interval)
+    drawn_calls: list[tuple[str, ...]] = []
+    show = app.recent_calls.show
+
+    def counting_show(*args: Any) -> None:
+        show(*args)
+        drawn_calls.append(tuple(row.label for row in app.recent_calls.visible_rows))
+
+    async with app.run_test(size=(160, 45)) as pilot:
+        app.recent_calls.show = counting_show  # type: ignore[method-assign]
+        await pilot.pause(1.2)  # the first frames; then a quiet spell longer than the interval
+        drawn_calls.clear()
+        started = time.monotonic()
+        source.push(call("t-c0", "C100", "q-civil", 1, at(11)))
+        await wait_for(pilot, lambda: any("C100" in labels for labels in drawn_calls))
+        assert time.monotonic() - started < interval / 2  # at once: the leading edge
+        frames_before = len(drawn_calls)
+        for number in range(1, 4):
+            source.push(call(f"t-c{number}", f"C10{number}", "q-civil", 1, at(11)))
+        await pilot.pause(0.05)
+        assert not any("C103" in labels for labels in drawn_calls)  # held for the next frame
+        await wait_for(pilot, lambda: any("C103" in labels for labels in drawn_calls))
+        assert len(drawn_calls) == frames_before + 1  # the three calls in one frame
+        assert drawn_calls[-1][:4] == ("C103", "C102", "C101", "C100")

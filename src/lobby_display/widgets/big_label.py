@@ -62,6 +62,9 @@ class BigLabel(Widget):
         self.graphics = graphics if graphics is not None else Graphics()
         """How the label is drawn (sixel or which mosaic, the cell size); see `set_graphics`."""
         self._partial: Region | None = None
+        self._as_image: bool | None = None
+        """Whether lines are cells under an image, for the render under way (`render_lines`
+        finds it once: asking per line cost more than drawing the lines)."""
         self.max_size = 0
         """The largest font size (pixels) the label may be drawn at; 0: as large as it fits.
         Labels shown together share one size (see `set_max_size`)."""
@@ -127,7 +130,8 @@ class BigLabel(Widget):
 
     def render_line(self, y: int) -> Strip:
         """Line `y` of the label as drawn at this size and in these colours."""
-        return self._line(y, as_image=self.shows_image)
+        as_image = self._as_image
+        return self._line(y, as_image=self.shows_image if as_image is None else as_image)
 
     def _line(self, y: int, as_image: bool) -> Strip:
         """Line `y` of the cells under the image (`as_image`, blank) or of the drawing itself.
@@ -162,7 +166,15 @@ class BigLabel(Widget):
         """
         if _screenshot:
             return self._drawing(crop)
-        if not self.shows_image:
+        image = self._sixel() if self.graphics.sixel else None
+        self._as_image = image is not None
+        try:
+            return self._render_lines(crop, image)
+        finally:
+            self._as_image = None
+
+    def _render_lines(self, crop: Region, image: str | None) -> list[Strip]:
+        if image is None:
             return super().render_lines(crop)
         width, height = self.size
         if crop != Region(0, 0, width, height):
@@ -173,9 +185,11 @@ class BigLabel(Widget):
                 self.refresh()
             return self._drawing(crop)
         self._partial = None
-        strips = super().render_lines(crop)
-        image = self._sixel()
-        if image is not None and strips:
+        # The cells under the image straight from the shared drawing: they are blank, in the
+        # widget's own style (a big label has no border, padding or tint), so Textual's styles
+        # pass over every line of every card of every call adds nothing but its cost.
+        strips = [self._line(y, as_image=True) for y in range(height)]
+        if strips:
             last = strips[-1]
             x, y = self.content_region.offset
             strips[-1] = Strip(
