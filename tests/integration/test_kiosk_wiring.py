@@ -7,7 +7,8 @@ The program on a pseudo-terminal against the simulator, with a real sd_notify so
 - SIGHUP (`systemctl reload`) applies the file's new `[display]` settings to the running screen
   (a 12-hour clock instead of a 24-hour one) and keeps its board: same process, feeds still
   live, no second start;
-- the watchdog: with `WATCHDOG_USEC` set, the app itself pings `WATCHDOG=1` again and again.
+- the watchdog: with `WATCHDOG_USEC` set, the app itself pings `WATCHDOG=1` again and again;
+- `NO_COLOR`: the screen is drawn in greys only (and in colours without it).
 """
 
 from __future__ import annotations
@@ -201,3 +202,65 @@ def test_the_running_app_pings_the_watchdog(
         assert said(messages, "READY=1") == 1
         program.send_signal(signal.SIGTERM)
         assert program.wait(60).returncode == 0
+
+
+#: The greys of the 16-colour SGR codes (black, white, bright black, bright white, as text and
+#: background) and of the 256-colour palette (0, 7, 8, 15, the cube's diagonal, the ramp).
+GREYS = {(code,) for code in (30, 37, 40, 47, 90, 97, 100, 107)} | {
+    (index,) for index in (0, 7, 8, 15, 16, 59, 102, 145, 188, 231, *range(232, 256))
+}
+#: An SGR sequence (colours and attributes), its parameters captured.
+SGR = re.compile(rb"\x1b\[([0-9;:]*)m")
+
+
+def colours(output: bytes) -> set[tuple[int, ...]]:
+    """Every colour the output sets: (r, g, b) for 24-bit ones, (n,) for 256- or 16-colour ones."""
+    found: set[tuple[int, ...]] = set()
+    for match in SGR.finditer(output):
+        numbers = [int(part or 0) for part in re.split(rb"[;:]", match.group(1))]
+        index = 0
+        while index < len(numbers):
+            code = numbers[index]
+            if code in (38, 48, 58) and numbers[index + 1 : index + 2] == [2]:
+                found.add(tuple(numbers[index + 2 : index + 5]))
+                index += 5
+            elif code in (38, 48, 58) and numbers[index + 1 : index + 2] == [5]:
+                found.add((numbers[index + 2],))
+                index += 3
+            else:
+                if 30 <= code <= 37 or 40 <= code <= 47 or 90 <= code <= 97 or 100 <= code <= 107:
+                    found.add((code,))
+                index += 1
+    return found
+
+
+@pytest.mark.parametrize("no_color", [False, True], ids=["colours", "NO_COLOR"])
+def test_no_color_turns_the_screen_grey(
+    start_simulator: Callable[..., SimulatorServer],
+    tmp_path: Path,
+    notify: socket.socket,
+    no_color: bool,
+) -> None:
+    """README: NO_COLOR is honoured; the board is then drawn in shades of grey only."""
+    sim = start_simulator()
+    config = write_config(sim, tmp_path)
+    env = environment(tmp_path, notify, **({"NO_COLOR": "1"} if no_color else {}))
+    if not no_color:
+        env.pop("NO_COLOR", None)
+    with TerminalProgram([PROGRAM, "run", "--config", str(config)], env, rows=45, columns=160) as (
+        program
+    ):
+        program.wait_for(PLACE_NAME.encode(), 60)
+        program.wait_for(b"Live", 60)
+        program.send_signal(signal.SIGTERM)
+        run = program.wait(60)
+    assert run.returncode == 0
+    tinted = {
+        colour
+        for colour in colours(run.output)
+        if (len(colour) == 1 and colour not in GREYS) or (len(colour) == 3 and len(set(colour)) > 1)
+    }
+    if no_color:
+        assert not tinted, f"colours on a NO_COLOR screen: {sorted(tinted)[:10]}"
+    else:
+        assert tinted, "the board has its colours without NO_COLOR (the check above can fail)"
