@@ -141,7 +141,12 @@ class BigLabel(Widget):
         """
         width, height = self.size
         style = self.visual_style
-        key = (self.label, width, height, style, self.graphics, self.max_size, as_image)
+        # The cells under an image are blank whatever the label: one drawing for every label.
+        key = (
+            (width, height, style)
+            if as_image
+            else (self.label, width, height, style, self.graphics, self.max_size)
+        )
         lines = _DRAWN.get(key)
         if lines is None:
             if len(_DRAWN) >= _MAX_DRAWN:
