@@ -41,6 +41,19 @@ def drawn(app: LobbyApp) -> list[Strip]:
     return list(app.screen._compositor.render_strips())
 
 
+async def settled(app: LobbyApp, pilot: Any, source: FakeSource | None = None) -> None:
+    """Wait until what was pushed is taken, no redraw is pending (the queue rows' deferred one
+    included) and the screen has caught up: by condition, not by a pause racing the timers."""
+    if source is not None:
+        await wait_for(pilot, lambda: source._queue.empty())
+    await pilot.pause()
+    await wait_for(
+        pilot,
+        lambda: not app._dirty and app._queues_timer is None and not app._flush_scheduled,
+    )
+    await pilot.pause()
+
+
 def waiting(states: QueueStatesSnapshot, queue_id: str, tickets: int) -> QueueStateChanged:
     """The queue's state with `tickets` waiting (and as many people)."""
     raw = states.states[queue_id].model_dump(by_alias=True)
@@ -78,12 +91,12 @@ async def test_a_screen_redrawn_in_place_is_the_screen_drawn_afresh(size: tuple[
             source.push(update)
             await pilot.pause(0.002)
         await wait_for(pilot, lambda: app.recent_calls.visible_rows[0].label == "B107")
-        await pilot.pause(0.4)  # the queue rows' deferred redraw
+        await settled(app, pilot, source)  # the queue rows' deferred redraw
         in_place = drawn(app)
         fresh = LobbyApp(settings, clock=clock, board=app.board)
         fresh.animation_level = "none"
         async with fresh.run_test(size=size) as fresh_pilot:
-            await fresh_pilot.pause(0.1)
+            await settled(fresh, fresh_pilot)
             afresh = drawn(fresh)
     assert [strip.text for strip in in_place] == [strip.text for strip in afresh]
     assert in_place == afresh, "same text, but colours or styles differ on some line"
@@ -112,16 +125,16 @@ async def test_turning_pages_and_locales_redraws_every_changed_line() -> None:
             source.push(waiting(queue_states(), "q-pass", step))
             clock.advance(10)
             app.tick()
-            await pilot.pause(0.4)
+            await settled(app, pilot, source)
             seen.add((app.shown_locale, app.queue_board.page))
             in_place = drawn(app)
             fresh = LobbyApp(settings, clock=clock, board=app.board)
             fresh.animation_level = "none"
             async with fresh.run_test(size=(80, 24)) as fresh_pilot:
-                await fresh_pilot.pause(0.1)
+                await settled(fresh, fresh_pilot)
                 assert fresh.shown_locale == app.shown_locale
                 fresh.queue_board.page_slot = app.queue_board.page_slot
-                await fresh_pilot.pause(0.05)
+                await settled(fresh, fresh_pilot)
                 afresh = drawn(fresh)
             assert in_place == afresh, (
                 f"step {step}: {app.shown_locale}, page {app.queue_board.page}"
@@ -139,12 +152,12 @@ async def test_a_new_theme_after_a_reload_redraws_every_line_in_its_colours() ->
         await wait_for(pilot, lambda: app.recent_calls.visible_rows != ())
         before = drawn(app)
         app.reload_settings(contrast)
-        await pilot.pause(0.4)
+        await settled(app, pilot)
         in_place = drawn(app)
     fresh = LobbyApp(contrast, clock=clock, board=app.board)
     fresh.animation_level = "none"
     async with fresh.run_test(size=(120, 34)) as fresh_pilot:
-        await fresh_pilot.pause(0.1)
+        await settled(fresh, fresh_pilot)
         afresh = drawn(fresh)
     assert in_place != before
     assert in_place == afresh
