@@ -3,8 +3,9 @@
 The simulator runs in its own process (`lobby-display simulate --speed 720`: every arrival,
 call, pause and break of a day happens 720 times as often, so 30 s hold six hours), so that the
 objects counted here are the display's alone; and only the objects made since the display
-started are counted, not those the pytest process holds for other tests. The app is the kiosk's (`kiosk.build_app`: the
-real feeds, board saves, sound hooks, two locales rotating), headless. After a warm-up, the
+started are counted, not those the pytest process holds for other tests. The app is the
+kiosk's (`kiosk.build_app`: the real feeds, board saves, sound hooks, two locales rotating),
+headless. After a warm-up, the
 number of Python objects, of widgets and the board's sizes must stay flat: a leak of one object
 per event would add tens of thousands, and raise the floor of the count late in the day above
 its peaks early on.
