@@ -207,9 +207,18 @@ class _Dirty:
     at_once: bool = False
     """Draw every dirty part at once: the whole screen changes, or a part's freshness does."""
 
-    def everything(self) -> None:
+    def everything(self, at_once: bool = True) -> None:
         self.header = self.calls = self.queues = self.counters = self.status = True
-        self.at_once = True
+        self.at_once = self.at_once or at_once
+
+    def later_parts(self) -> _Dirty:
+        """Take the queue rows and counters out of a redraw that holds other parts too (see
+        `LobbyApp._redraw_pending`); what is taken, as a redraw of its own."""
+        if self.at_once or not (self.header or self.calls or self.status):
+            return _Dirty()
+        later = _Dirty(queues=self.queues, counters=self.counters)
+        self.queues = self.counters = False
+        return later
 
     def add(self, changes: Changes) -> None:
         if changes.calls or changes.new_calls:
@@ -474,8 +483,10 @@ class LobbyApp(App[None], inherit_bindings=False):
         now = self._clock()
         locale = self._rotation.current(now.timestamp())
         if locale != self._locale:
+            # Not at once: the calls first, the queue board in the next frame (see
+            # `_redraw_pending`); a first locale (nothing shown yet) is drawn whole.
+            self._dirty.everything(at_once=not self._locale)
             self._locale = locale
-            self._dirty.everything()
         minute = (now.year, now.month, now.day, now.hour, now.minute)
         if minute != self._minute:
             # Clock, relative times ("in 5 min") and "today" move with the minute.
@@ -491,8 +502,7 @@ class LobbyApp(App[None], inherit_bindings=False):
         slot = turn - self._page_origin
         if slot != self._page_slot:
             self._page_slot = slot
-            if self._mounted:
-                self.queue_board.page_slot = slot
+            self._dirty.queues = True  # the page turns with the queue rows' redraw
         self._redraw_pending()
         self._call_hook("tick", self)
 
@@ -547,18 +557,32 @@ class LobbyApp(App[None], inherit_bindings=False):
         # A timer may fire while the app shuts down, after its widgets are gone.
         return self._mounted and self.is_running
 
-    def _redraw_pending(self) -> None:
+    def _redraw_pending(self, split: bool = True) -> None:
         self._flush_scheduled = False
         if not self._drawable:
             return
         now = self._clock()
         self._catch_up(now)
         dirty, self._dirty = self._dirty, _Dirty()
+        # A locale rotation or a page turn redraws the queue board whole, the costliest part
+        # of a frame (tens of milliseconds on a small PC): the calls, header and status go in a
+        # frame of their own first, and the queue rows and counters in the next, so a call
+        # that comes with a rotation is not held back by it.
+        later = dirty.later_parts() if split else _Dirty()
+        if later:
+            self.call_after_refresh(self._redraw_later, later)
         if dirty.queues or dirty.counters:
             self._queues_drawn_at = time.monotonic()
         if dirty:
             self._redraw(dirty, now)
         self._next_change = self.board.next_change_at(now)
+
+    def _redraw_later(self, later: _Dirty) -> None:
+        """Draw the parts `_redraw_pending` held for the next frame (and any dirty since),
+        whole: held again behind the next call, a burst of calls would starve them."""
+        self._dirty.queues |= later.queues
+        self._dirty.counters |= later.counters
+        self._redraw_pending(split=False)
 
     def _shown(self, now: datetime) -> Shown:
         locale = self._locale or self._rotation.current(now.timestamp())
@@ -583,6 +607,8 @@ class LobbyApp(App[None], inherit_bindings=False):
             self.recent_calls.show(board.recent_calls(), parts[Part.CALLS], shown)
 
         def queues() -> None:
+            if self._page_slot >= 0 and self.queue_board.page_slot != self._page_slot:
+                self.queue_board.page_slot = self._page_slot
             self.queue_board.show(board.queues(), parts[Part.QUEUES], shown)
 
         def counters() -> None:

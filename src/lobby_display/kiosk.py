@@ -188,7 +188,7 @@ class Kiosk:
                 self._last_watchdog = now
                 self.notifier.watchdog()
         assert self.store is not None
-        self.store.save(app.board, datetime.now(UTC))
+        self.store.save(app.board, datetime.now(UTC), wait=False)
 
     def calls(self, calls: list[Call]) -> None:
         """New calls and recalls, in order, to the announcer."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Final
@@ -49,6 +50,7 @@ class BoardStore:
         self._saved_at: datetime | None = None
         self._saved_revision: int | None = None
         self._failed = False
+        self._writing: threading.Thread | None = None
 
     def load(self, settings: BoardSettings, now: datetime) -> Board | None:
         """The saved board, marked out of date; None when there is none that can be trusted."""
@@ -86,14 +88,23 @@ class BoardStore:
         log.info("showing the board saved at %s until the feeds are live", data.get("saved_at"))
         return board
 
-    def save(self, board: Board, now: datetime, *, force: bool = False) -> bool:
+    def save(self, board: Board, now: datetime, *, force: bool = False, wait: bool = True) -> bool:
         """Write the board if it changed and `min_interval` has passed since the last write
         (an unchanged board every `RESAVE_UNCHANGED_SECONDS`), or at once with `force`.
 
-        Returns True when written, for its owner only (0600). Failures (a full disk, a
+        The board is read on the caller's thread (it is the UI's); without `wait` the file is
+        written and synced on a thread of its own, so the screen never waits for the disk (a
+        sync took over 0.1 s here, every 30 s, and held back every call drawn meanwhile); a
+        save while the last one is still being written is skipped. Returns True when written
+        (or handed to the writing thread), for its owner only (0600). Failures (a full disk, a
         read-only directory, one others may write to) are logged once and never raise: the
         screen matters more than the file.
         """
+        if self._writing is not None:
+            if self._writing.is_alive() and not wait:
+                return False
+            self._writing.join()
+            self._writing = None
         if not force and self._saved_at is not None:
             since = (now - self._saved_at).total_seconds()
             unchanged = board.revision == self._saved_revision
@@ -105,17 +116,33 @@ class BoardStore:
             "saved_at": now.isoformat(),
             "board": board.to_state(now),
         }
+        text = json.dumps(payload, ensure_ascii=False)
+        self._saved_at, self._saved_revision = now, board.revision
+        if wait:
+            return self._write(text)
+        self._writing = threading.Thread(
+            target=self._write, args=(text,), name="board-save", daemon=True
+        )
+        self._writing.start()
+        return True
+
+    def flush(self) -> None:
+        """Wait for a save under way (before a stop, or a test that reads the file)."""
+        if self._writing is not None:
+            self._writing.join()
+            self._writing = None
+
+    def _write(self, text: str) -> bool:
         try:
-            write_atomically(self.path, json.dumps(payload, ensure_ascii=False))
+            write_atomically(self.path, text)
         except OSError as error:
             if not self._failed:
                 why = str(error) if isinstance(error, FileRefused) else _why(error)
                 log.warning("cannot save the board in %s: %s", self.path.parent, why)
             self._failed = True
+            self._saved_at = None  # try again at the next save
             return False
         self._failed = False
-        self._saved_at = now
-        self._saved_revision = board.revision
         return True
 
 

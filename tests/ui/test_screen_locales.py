@@ -85,6 +85,29 @@ async def test_rotation_switches_every_text_and_number_together() -> None:
         assert "Appel en cours" in screen_text(app)
 
 
+async def test_a_rotation_draws_the_calls_first_and_the_queue_board_in_the_next_frame() -> None:
+    """The queue board of a rotation is the costliest redraw: it waits one frame, so a call
+    that comes with the rotation is not held back by it; then every text is in one locale."""
+    clock = Clock()
+    app = board_app(["fr_FR", "en_US"], clock, rotation_seconds=10)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await pilot.pause()
+        # Past the fixture's own changes (a highlight ending redraws everything at once).
+        clock.advance(20)
+        app.tick()
+        await pilot.pause()
+        assert app.queue_board.content is not None
+        assert app.queue_board.content.heading == "Files d'attente"
+        clock.advance(10)
+        app.tick()  # the rotation's first frame: calls, header and status
+        assert app.now_calling._heading == "Now calling"
+        assert app.queue_board.content.heading == "Files d'attente"
+        await pilot.pause()  # the next frame: the queue board
+        assert app.queue_board.content.heading == "Queues"
+        text = screen_text(app)
+        assert [word for word in FRENCH if word in text] == []
+
+
 async def test_thai_dates_are_in_the_buddhist_era_and_thai_names_are_shown() -> None:
     app = board_app(["th_TH"])
     async with app.run_test(size=(160, 45)) as pilot:
