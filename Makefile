@@ -31,8 +31,11 @@ pytest: $(STAMP)
 
 test: lint typecheck contracts pytest
 
+# Everything on this host, then latency and idle on a played slow host (root: a cgroup CPU
+# quota; see docs/benchmarks.md).
 bench: $(STAMP)
 	$(BIN)/python -m bench
+	$(BIN)/python -m bench --only latency,idle --slow-host 48
 
 # Re-extract the screen's strings (babel.cfg) into the template and merge them into every .po
 # file; then translate the new entries and run `make catalogs`.

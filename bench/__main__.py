@@ -41,6 +41,8 @@ HOST_SPEED_RUNS, HOST_SPEED_LOOPS = 15, 10
 #: The slow host of issue 16 (`sum(range(10**6))` 48 ms): the latency targets are set for it and
 #: judged only on a host at least as slow (within the tolerance of a calibration).
 SLOW_HOST_MS, SLOW_HOST_TOLERANCE = 48.0, 0.05
+#: What the rows and sections of a run on such a host are named with.
+SLOW_SUFFIX = " (slow host)"
 TITLE = "# Benchmarks"
 SUMMARY = "## Summary"
 MACHINE = "## Machine"
@@ -103,21 +105,34 @@ def _latency(quick: bool) -> Outcome:
         "Reproduce: `.venv/bin/python -m bench --only latency [--slow-host 48]`.",
     ]
     calibration = harness.calibration_ms()
-    judged = calibration >= SLOW_HOST_MS * (1 - SLOW_HOST_TOLERANCE)
-    target = (
-        f"on a host of ≥ {SLOW_HOST_MS:.0f} ms: p99 ≤ 50 ms at 10 events/s, ≤ 100 ms at "
-        "100 events/s"
-    )
+    slow = calibration >= SLOW_HOST_MS * (1 - SLOW_HOST_TOLERANCE)
+    # Two sets of rows: this host's (the 100 events/s target of the real TV and the data
+    # path) and a slow host's (issue 16's targets), so that runs on both stay side by side.
+    suffix = SLOW_SUFFIX if slow else ""
+    if slow:
+        target = (
+            f"on a host of ≥ {SLOW_HOST_MS:.0f} ms: p99 ≤ 50 ms at 10 events/s, ≤ 100 ms at "
+            "100 events/s"
+        )
+    else:
+        target = "p99 ≤ 50 ms (3 frames at 60 Hz) at 100 events/s"
 
     def result(images: str) -> str:
-        found = [bench_latency.at_rate(results, rate, images) for rate in (10, 100)]
+        rates = tuple(bench_latency.TARGET_P99_MS) if slow else (100,)
+        found = [bench_latency.at_rate(results, rate, images) for rate in rates]
         text = "; ".join(
             f"{item.rate}/s: p50 {item.p50_ms:.0f} ms, p99 {item.p99_ms:.0f} ms "
             f"({item.p99_units:.2f} units)"
             for item in found
             if item is not None
         )
-        return f"{text}; host {calibration:.1f} ms" + ("" if judged else " (not judged here)")
+        return f"{text}; calibration {calibration:.1f} ms"
+
+    def met(images: str) -> bool:
+        if slow:
+            return bench_latency.target_met(results, images)
+        found = bench_latency.at_rate(results, 100, images)
+        return found is not None and found.p99_ms <= bench_latency.THIS_HOST_P99_MS
 
     per_event = [bench_latency.at_rate(results, rate, "on") for rate in bench_latency.RATES]
     costs = [item.cpu_ms_per_event for item in per_event if item is not None]
@@ -125,28 +140,30 @@ def _latency(quick: bool) -> Outcome:
         later < earlier for earlier, later in itertools.pairwise(costs)
     )
     turning = bench_latency.rotating(results)
+    if slow:
+        lines[0] += SLOW_SUFFIX
     return Outcome(
-        "Event to screen",
+        "Event to screen" + suffix,
         target + ", images on (sixel, foot)",
         result("on"),
-        judged and bench_latency.target_met(results, "on"),
+        met("on"),
         "\n".join(lines),
         results,
         more=[
             (
-                "Event to screen, images off",
+                "Event to screen, images off" + suffix,
                 target + ', `graphics = "text"`',
                 result("off"),
-                judged and bench_latency.target_met(results, "off"),
+                met("off"),
             ),
             (
-                "CPU per event",
+                "CPU per event" + suffix,
                 "falls as the rate rises (10, 100, 500 events/s), images on",
                 " / ".join(f"{cost:.2f}" for cost in costs) + " ms per event",
                 falling,
             ),
             (
-                "Rotation and page turns",
+                "Rotation and page turns" + suffix,
                 "a call coinciding with a locale rotation or a page turn drawn at most one frame "
                 "(16.7 ms) after the other calls' p99",
                 (
@@ -187,10 +204,14 @@ def _idle(quick: bool) -> Outcome:
         f"{result.bare.cpu_percent:.2f} % ({result.ratio:.2f} ×)"
         for result in results
     )
+    slow = harness.calibration_ms() >= SLOW_HOST_MS * (1 - SLOW_HOST_TOLERANCE)
+    if slow:
+        lines[0] += SLOW_SUFFIX
+    lines.insert(2, f"Measured on {host_description()}.\n")
     return Outcome(
-        "Idle cost",
-        "CPU ≤ 2 × the bare clock's and < 1 % of a core",
-        summary,
+        "Idle cost" + (SLOW_SUFFIX if slow else ""),
+        "CPU ≤ 2 × the bare clock's and < 1 % of a core (of the host measured)",
+        summary + f"; calibration {harness.calibration_ms():.1f} ms",
         all(bench_idle.target_met(result) for result in results),
         "\n".join(lines),
         results,
@@ -466,6 +487,17 @@ def introduction() -> str:
             "the spread. Benchmark-only tools (py-spy, pyinstrument for profiling, textual-image",
             "for the comparison of sixel encoders) are in the `bench` extra:",
             "`.venv/bin/pip install -e '.[bench]'`.",
+            "",
+            "Hosts differ in speed, so every run first takes the host's *calibration*: the",
+            'median time of `sum(range(10**6))` (`python3 -m timeit "sum(range(10**6))"`, median',
+            "of 15 repeats of 10 loops, in ms). Latencies are also given in units of it (*p99 in",
+            "units*: the p99 divided by the calibration), which compare across hosts, and *Runs by",
+            "host* keeps the last run of each host. A small PC behind a TV is slower than the",
+            "machines the benchmarks usually run on: `python -m bench --slow-host 48` plays a host",
+            "whose calibration is 48 ms on this one (`bench/slow_host.py`: the programs under test",
+            "get the share of a core, by a cgroup CPU quota, under which the calibration takes",
+            "48 ms; root only), and its sections and summary rows are marked *(slow host)*. `make",
+            "bench` runs everything on this host, then latency and idle on the played slow host.",
         ]
     )
 
@@ -511,7 +543,12 @@ def summary_section(outcomes: list[Outcome], previous: str) -> str:
         "Event to screen, images off",
         "CPU per event",
         "Rotation and page turns",
+        "Event to screen" + SLOW_SUFFIX,
+        "Event to screen, images off" + SLOW_SUFFIX,
+        "CPU per event" + SLOW_SUFFIX,
+        "Rotation and page turns" + SLOW_SUFFIX,
         "Idle cost",
+        "Idle cost" + SLOW_SUFFIX,
         "A day in a minute",
         "A day in a minute, images off",
         "Scale",
@@ -542,8 +579,10 @@ def host_key() -> str:
 
 def runs_section(outcomes: list[Outcome], previous: str) -> str:
     """The last run of each host: this run's row replaces the row of the same host."""
-    latency = next((outcome for outcome in outcomes if outcome.name == "Event to screen"), None)
-    idle = next((outcome for outcome in outcomes if outcome.name == "Idle cost"), None)
+    latency = next(
+        (outcome for outcome in outcomes if outcome.name.startswith("Event to screen")), None
+    )
+    idle = next((outcome for outcome in outcomes if outcome.name.startswith("Idle cost")), None)
     key = host_key()
     kept = {}
     for line in previous.splitlines():
@@ -557,7 +596,7 @@ def runs_section(outcomes: list[Outcome], previous: str) -> str:
     cells[2] = f"{harness.calibration_ms():.1f} ms"
     if latency is not None:
         cells[3] = latency.rows[0][2]
-        cells[4] = next(row[2] for row in latency.rows if row[0] == "CPU per event")
+        cells[4] = next(row[2] for row in latency.rows if row[0].startswith("CPU per event"))
     if idle is not None:
         cells[5] = idle.result
     kept[key] = "| " + " | ".join([key, *cells]) + " |"
@@ -609,7 +648,9 @@ def write_document(
     ]
     order = [
         "## Event to screen",
+        "## Event to screen" + SLOW_SUFFIX,
         "## Idle cost",
+        "## Idle cost" + SLOW_SUFFIX,
         "## A day in a minute",
         "## Scale",
         "## Start",

@@ -61,6 +61,8 @@ VARIANTS = {"on": "auto", "off": "text"}
 DURATIONS = {10: (60.0, 10.0), 100: (20.0, 5.0), 500: (10.0, 3.0)}
 #: The targets on the slow host (issue 16: `sum(range(10**6))` 48 ms): p99 by rate.
 TARGET_P99_MS = {10: 50.0, 100: 100.0}
+#: The target on the host `make bench` runs on (the real TV's and the data path's issues).
+THIS_HOST_P99_MS = 50.0
 #: The calibration of the slow host the targets are set for, in ms.
 TARGET_HOST_MS = 48.0
 #: One frame at 60 Hz: how much later a call coinciding with a rotation may be drawn.
