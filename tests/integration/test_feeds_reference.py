@@ -74,8 +74,8 @@ async def test_an_unknown_endpoint_brings_a_reload_soon(
         simulator, tmp_path, caplog, load=stale_first, refresh_every=600
     ) as shown:
         await shown.live(timeout=5)
-        waited = await until(lambda: len(shown.screen.references) >= 2, 3, "a reload")
-        assert waited < 2, "soon, not at the next periodic refresh"
+        # Soon, not at the next periodic refresh (600 s away: far beyond this bound).
+        await until(lambda: len(shown.screen.references) >= 2, 60, "a reload")
         assert hidden in shown.screen.references[-1].endpoints
         assert hidden not in shown.screen.references[0].endpoints
         assert "unknown queue or endpoint" in caplog.text

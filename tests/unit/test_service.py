@@ -159,9 +159,8 @@ def test_a_full_socket_does_not_block_the_ui(tmp_path: Path) -> None:
     listener = Listener(str(tmp_path / "busy"))
     try:
         notifier = Notifier({"NOTIFY_SOCKET": listener.address})
-        started = time.monotonic()
+        # A blocking send would hang here (pytest-timeout ends it); dropped, it says so.
         results = [notifier.watchdog() for _ in range(2000)]
-        assert time.monotonic() - started < 5
         assert results[0] and not results[-1]
     finally:
         listener.close()
