@@ -82,6 +82,20 @@ def encode(mask: Image.Image, background: RGB, ink: RGB, paint_background: bool 
         first_band = top // _BAND
         crop = mask.crop((left, first_band * _BAND, right, bottom)).point(_STEP_OF)
         bands = _ink_bands(crop.tobytes(), right - left)
+    # The colours are all in the palette above: a label recoloured (a highlight ending) is
+    # the same picture after it, and only the palette is written again.
+    out.append(_picture(bands, width, height, left, first_band, paint_background))
+    out.append(_END)
+    return b"".join(out)
+
+
+@functools.lru_cache(maxsize=64)
+def _picture(
+    bands: _Bands, width: int, height: int, left: int, first_band: int, paint_background: bool
+) -> bytes:
+    """The sixel data of a picture of `width` x `height` with `bands` placed at `left` from
+    band `first_band`: every band, paper first (when painted), then each step."""
+    out = []
     for index, band_top in enumerate(range(0, height, _BAND)):
         rows = min(_BAND, height - band_top)
         # Paper first, as one run over the band's rows; the other steps are painted over it.
@@ -93,7 +107,6 @@ def encode(mask: Image.Image, background: RGB, ink: RGB, paint_background: bool 
                 lines.append(b"#%d%s%s" % (step, lead, drawn))
         out.append(b"$".join(lines))
         out.append(b"-")
-    out.append(_END)
     return b"".join(out)
 
 

@@ -19,6 +19,7 @@ from typing import Final
 from rich.control import Control
 from rich.segment import ControlType, Segment
 from textual.app import RenderResult
+from textual.cache import LRUCache
 from textual.color import Color
 from textual.content import Content
 from textual.geometry import Region
@@ -65,9 +66,22 @@ class BigLabel(Widget):
         self._as_image: bool | None = None
         """Whether lines are cells under an image, for the render under way (`render_lines`
         finds it once: asking per line cost more than drawing the lines)."""
+        self.image_box: tuple[int, int] | None = None
+        """The largest box (cells) the image is drawn in; see `set_image_box`."""
         self.max_size = 0
         """The largest font size (pixels) the label may be drawn at; 0: as large as it fits.
         Labels shown together share one size (see `set_max_size`)."""
+
+    def set_image_box(self, box: tuple[int, int] | None) -> None:
+        """Draw the image no larger than `box` cells (width, height), centred in the widget.
+
+        Labels shown together get the same box: cards of a grid differ by a cell where the
+        width does not divide evenly, and a label that moves from card to card would otherwise
+        be drawn and encoded again for each width. None: the widget's own size.
+        """
+        if box != self.image_box:
+            self.image_box = box
+            self.refresh()
 
     def set_max_size(self, size: int) -> None:
         """Draw the label no larger than `size` pixels (0: as large as the box allows)."""
@@ -103,9 +117,10 @@ class BigLabel(Widget):
         """Whether the label is sent as a sixel image over blank cells (not in screenshots)."""
         return self.graphics.sixel and not _screenshot and self._sixel() is not None
 
-    def _drawn_size(self, graphics: Graphics) -> int:
-        """The font size (pixels) the label is drawn at in this box for `graphics`' cells."""
-        width, height = self.size
+    def _drawn_size(self, graphics: Graphics, box: tuple[int, int] | None = None) -> int:
+        """The font size (pixels) the label is drawn at in `box` (cells; the widget's size by
+        default) for `graphics`' cells."""
+        width, height = self.size if box is None else box
         if height < graphics.min_rows:
             return 0
         cell_width, cell_height = graphics.cell
@@ -149,10 +164,9 @@ class BigLabel(Widget):
         )
         lines = _DRAWN.get(key)
         if lines is None:
-            if len(_DRAWN) >= _MAX_DRAWN:
-                _DRAWN.clear()
             visual = visualize(self, self._content(as_image), markup=False)
-            lines = _DRAWN[key] = Visual.to_strips(self, visual, width, height, style)
+            lines = Visual.to_strips(self, visual, width, height, style)
+            _DRAWN.set(key, lines)
         if y < len(lines):
             return lines[y]
         return Strip.blank(width, style.rich_style)
@@ -197,6 +211,9 @@ class BigLabel(Widget):
         if strips:
             last = strips[-1]
             x, y = self.content_region.offset
+            box_width, box_height = self._box()
+            x += (width - box_width) // 2
+            y += (height - box_height) // 2
             strips[-1] = Strip(
                 [
                     *last,
@@ -208,18 +225,23 @@ class BigLabel(Widget):
             )
         return strips
 
+    def _box(self) -> tuple[int, int]:
+        """The cells the image is drawn in: the widget's, within `image_box`."""
+        width, height = self.size
+        if self.image_box is None:
+            return width, height
+        return min(width, self.image_box[0]), min(height, self.image_box[1])
+
     def _sixel(self) -> str | None:
         """The label as a sixel image of the box's pixels in the widget's colours, or None."""
-        width, height = self.size
+        width, height = self._box()
         graphics = self.graphics
-        if not graphics.legible(self._drawn_size(graphics)):
+        if not graphics.legible(self._drawn_size(graphics, (width, height))):
             return None
         _, _, background, foreground = self.colors
         key = (self.label, width, height, background, foreground, graphics, self.max_size)
         image = _IMAGES.get(key)
         if image is None:
-            if len(_IMAGES) >= _MAX_DRAWN:
-                _IMAGES.clear()
             cell_width, cell_height = graphics.cell
             mask = rasterise(
                 self.label,
@@ -230,9 +252,10 @@ class BigLabel(Widget):
             )
             if mask is None:
                 return None
-            image = _IMAGES[key] = sixel.encode(
+            image = sixel.encode(
                 mask, _rgb(background), _rgb(foreground), paint_background=False
             ).decode("ascii")
+            _IMAGES.set(key, image)
         return image
 
 
@@ -255,10 +278,12 @@ def _rgb(color: Color) -> tuple[int, int, int]:
     return color.r, color.g, color.b
 
 
+#: How many drawings and images are kept, the least recently used going first: a label moves
+#: through six cards of two or three sizes, highlighted then not, while the next ones come.
+_MAX_DRAWN: Final = 96
 #: Lines of big labels already drawn, by label, size, style and graphics (`render_line`).
-_DRAWN: Final[dict[object, list[Strip]]] = {}
+_DRAWN: Final[LRUCache[object, list[Strip]]] = LRUCache(_MAX_DRAWN)
 #: Sixel images already encoded, by label, size, colours and graphics (`_sixel`).
-_IMAGES: Final[dict[object, str]] = {}
-_MAX_DRAWN: Final = 32
+_IMAGES: Final[LRUCache[object, str]] = LRUCache(_MAX_DRAWN)
 
 __all__ = ["BigLabel", "for_screenshot"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
+from typing import Final
 
 from rich.cells import cell_len
 from textual.app import ComposeResult
@@ -276,8 +277,10 @@ class NowCallingPanel(Panel):
             styles.grid_size_rows = rows
             styles.grid_rows = str(row_height) if row_height > 0 else "1fr"
         shared = shared_size(self._labels, columns, width, height - 1, self.graphics)
+        box = image_box(len(self._labels), columns, width, height - 1)
         for card in self.cards:
             card.big.set_max_size(shared)
+            card.big.set_image_box(box)
 
     @property
     def shown_cards(self) -> list[CallCard]:
@@ -349,7 +352,27 @@ def shared_size(
         return 0
     card = _cell(len(labels), columns, width, height)
     sizes = [_label_size(label, card, graphics) for label in labels]
-    return min((size for size in sizes if size), default=0)
+    return steady_size(min((size for size in sizes if size), default=0))
+
+
+def image_box(count: int, columns: int, width: int, height: int) -> tuple[int, int] | None:
+    """The cells each of `count` labels is drawn in (the box `shared_size` fits them to), the
+    same in every card (None for a single call: as large as its card)."""
+    if count <= 1 or width <= 0 or height <= 0:
+        return None
+    card_width, card_height = _cell(count, columns, width, height)
+    return card_width, card_height - 2
+
+
+#: The font sizes calls shown together are drawn at: each about 8 % above the one below.
+SIZE_STEPS: Final = tuple(sorted({round(8 * 1.08**step) for step in range(64)}))
+
+
+def steady_size(size: int) -> int:
+    """`size` down to the step below it (`SIZE_STEPS`): as calls come and go, the smallest
+    fitting size moves by a few pixels with each label's width; on a step the labels stay as
+    they are (no size jitter from call to call, and their pictures are drawn once)."""
+    return max((step for step in SIZE_STEPS if step <= size), default=size)
 
 
 @functools.lru_cache(maxsize=64)
