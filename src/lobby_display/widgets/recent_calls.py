@@ -57,6 +57,10 @@ class _Columns:
     headings: tuple[str, str, str]
 
 
+#: The narrowest label column: most places' labels ("A017", "BX-12") fit it, so the column
+#: stays put as they come and go.
+LABEL_WIDTH: Final = 6
+
 #: Calls listed when nothing says how many (the default of `display.recent_calls`).
 DEFAULT_CAPACITY: Final = 6
 
@@ -163,8 +167,10 @@ class RecentCallsPanel(LinePanel):
     def _show_rows(self) -> None:
         """A heading line and a line per call that fits, or the message when there is none.
 
-        The label and time columns are as wide as their widest text on screen, so a new call
-        moves the lines down and redraws only the rows it changed (a new latest, the one before).
+        The label and time columns are as wide as their widest text on screen, the label's at
+        least `LABEL_WIDTH`, so a new call moves the lines down and redraws only the rows it
+        changed (a new latest, the one before): without the floor, labels of other widths
+        coming and going ("A017", "BX-12") changed the column and redrew the whole list.
         """
         content = self.content
         if content is None:
@@ -175,7 +181,10 @@ class RecentCallsPanel(LinePanel):
             return
         headings = content.headings
         columns = _Columns(
-            label=max(cell_len(text) for text in (headings[0], *(row.label for row in rows))),
+            label=max(
+                LABEL_WIDTH,
+                *(cell_len(text) for text in (headings[0], *(row.label for row in rows))),
+            ),
             time=max(cell_len(text) for text in (headings[2], *(row.time for row in rows))),
             headings=headings,
         )
