@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,6 +12,31 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from lobby_display import redaction
+
+
+@pytest.fixture(autouse=True)
+def _logging_as_it_was() -> Iterator[None]:
+    """Logging as it was before each test, whatever ran before it (in any order): a command run
+    in-process sets up logging for the whole process (`service.setup_logging`: the root level, a
+    handler of ours, httpx and others quietened, warnings captured)."""
+    root = logging.getLogger()
+    loggers = logging.Logger.manager.loggerDict
+    levels = {
+        name: item.level for name, item in loggers.items() if isinstance(item, logging.Logger)
+    }
+    root_level, root_handlers = root.level, set(root.handlers)
+    capturing = getattr(logging, "_warnings_showwarning", None) is not None
+    yield
+    for name, item in list(loggers.items()):
+        if isinstance(item, logging.Logger):
+            item.setLevel(levels.get(name, logging.NOTSET))
+    root.setLevel(root_level)
+    for handler in list(root.handlers):
+        # pytest's own capture handlers come and go with each phase: left alone.
+        if handler not in root_handlers and not type(handler).__module__.startswith("_pytest"):
+            root.removeHandler(handler)
+            handler.close()
+    logging.captureWarnings(capturing)
 
 
 @pytest.fixture(autouse=True)

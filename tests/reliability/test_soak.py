@@ -33,8 +33,10 @@ QUEUES = 8
 WARM_UP = 8.0
 DAY = 24.0
 #: Growth of the display's object count (the fewest late in the day over the most early on)
-#: that counts as flat.
-FLAT = 0.05
+#: that counts as flat: the board itself grows towards midday, more on a loaded machine where
+#: updates wait to be drawn (up to 7 % seen with two busy loops beside it); an injected leak
+#: of about 19,000 objects over the day (400 per half second) came out at 9.6 %.
+FLAT = 0.09
 
 
 @pytest.fixture
