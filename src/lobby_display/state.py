@@ -92,8 +92,8 @@ class BoardStore:
         """Write the board if it changed and `min_interval` has passed since the last write
         (an unchanged board every `RESAVE_UNCHANGED_SECONDS`), or at once with `force`.
 
-        The board is read on the caller's thread (it is the UI's); without `wait` the file is
-        written and synced on a thread of its own, so the screen never waits for the disk (a
+        The board is read on the caller's thread (it is the UI's); without `wait` it is turned
+        into JSON, written and synced on a thread of its own, so the screen never waits for the disk (a
         sync took over 0.1 s here, every 30 s, and held back every call drawn meanwhile); a
         save while the last one is still being written is skipped. Returns True when written
         (or handed to the writing thread), for its owner only (0600). Failures (a full disk, a
@@ -116,12 +116,13 @@ class BoardStore:
             "saved_at": now.isoformat(),
             "board": board.to_state(now),
         }
-        text = json.dumps(payload, ensure_ascii=False)
         self._saved_at, self._saved_revision = now, board.revision
         if wait:
-            return self._write(text)
+            return self._write(payload)
+        # The payload is made of new dicts and lists (`Board.to_state`): the board may change
+        # while it is turned into JSON and written.
         self._writing = threading.Thread(
-            target=self._write, args=(text,), name="board-save", daemon=True
+            target=self._write, args=(payload,), name="board-save", daemon=True
         )
         self._writing.start()
         return True
@@ -132,9 +133,9 @@ class BoardStore:
             self._writing.join()
             self._writing = None
 
-    def _write(self, text: str) -> bool:
+    def _write(self, payload: dict[str, Any]) -> bool:
         try:
-            write_atomically(self.path, text)
+            write_atomically(self.path, json.dumps(payload, ensure_ascii=False))
         except OSError as error:
             if not self._failed:
                 why = str(error) if isinstance(error, FileRefused) else _why(error)
