@@ -9,14 +9,11 @@ import logging
 import os
 import socket
 import struct
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from lobby_display.config import Settings, settings_from_dict
 from lobby_display.redaction import escape_controls
-from lobby_display.service import _QUIET_LOGGERS, setup_logging
+from lobby_display.service import setup_logging
 
 #: Text as a hostile service sends it: OSC 52 (clipboard), a title, a clear screen, a bell,
 #: a C1 CSI, DEL, NUL, a carriage return that would overwrite the line on a terminal.
@@ -35,22 +32,6 @@ def _settings(tmp_path: Path, **log: object) -> Settings:
         },
         environ={},
     )
-
-
-@pytest.fixture(autouse=True)
-def _restore_logging() -> Iterator[None]:
-    root = logging.getLogger()
-    handlers, level = list(root.handlers), root.level
-    quiet = {name: logging.getLogger(name).level for name in _QUIET_LOGGERS}
-    yield
-    for handler in root.handlers:
-        if handler not in handlers:
-            root.removeHandler(handler)
-            handler.close()
-    root.setLevel(level)
-    for name, old_level in quiet.items():
-        logging.getLogger(name).setLevel(old_level)
-    logging.captureWarnings(False)
 
 
 def _log_hostile_text() -> None:

@@ -20,7 +20,6 @@ import pytest
 from lobby_display.config import Settings, settings_from_dict
 from lobby_display.redaction import register_secret
 from lobby_display.service import (
-    _QUIET_LOGGERS,
     Notifier,
     changed_keys,
     journal_datagram,
@@ -250,23 +249,6 @@ def _settings(tmp_path: Path, **log: object) -> Settings:
         },
         environ={},
     )
-
-
-@pytest.fixture(autouse=True)
-def _restore_logging() -> Iterator[None]:
-    root = logging.getLogger()
-    handlers, level = list(root.handlers), root.level
-    # setup_logging quiets some libraries' loggers; other tests read them at their own level.
-    quiet = {name: logging.getLogger(name).level for name in _QUIET_LOGGERS}
-    yield
-    for handler in root.handlers:
-        if handler not in handlers:
-            root.removeHandler(handler)
-            handler.close()
-    root.setLevel(level)
-    for name, old_level in quiet.items():
-        logging.getLogger(name).setLevel(old_level)
-    logging.captureWarnings(False)
 
 
 def _log_a_secret_twice() -> None:
