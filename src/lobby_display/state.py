@@ -92,13 +92,13 @@ class BoardStore:
         """Write the board if it changed and `min_interval` has passed since the last write
         (an unchanged board every `RESAVE_UNCHANGED_SECONDS`), or at once with `force`.
 
-        The board is read on the caller's thread (it is the UI's); without `wait` it is turned
-        into JSON, written and synced on a thread of its own, so the screen never waits for the disk (a
-        sync took over 0.1 s here, every 30 s, and held back every call drawn meanwhile); a
-        save while the last one is still being written is skipped. Returns True when written
-        (or handed to the writing thread), for its owner only (0600). Failures (a full disk, a
-        read-only directory, one others may write to) are logged once and never raise: the
-        screen matters more than the file.
+        The board is read on the caller's thread (it is the UI's); without `wait` it is turned into
+        JSON, written and synced on a thread of its own, so the screen never waits for the disk (a
+        sync took over 0.1 s here, every 30 s, and held back every call drawn meanwhile); a save
+        while the last one is still being written is skipped. Returns True when written (or handed
+        to the writing thread), for its owner only (0600). Failures (a full disk, a read-only
+        directory, one others may write to) are logged once and never raise: the screen matters more
+        than the file.
         """
         if self._writing is not None:
             if self._writing.is_alive() and not wait:
