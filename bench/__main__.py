@@ -208,11 +208,15 @@ def _idle(quick: bool) -> Outcome:
     if slow:
         lines[0] += SLOW_SUFFIX
     lines.insert(2, f"Measured on {host_description()}.\n")
+    # On the slow host, issue 16's target: the ratio alone (1 % of a core is this host's).
     return Outcome(
         "Idle cost" + (SLOW_SUFFIX if slow else ""),
-        "CPU ≤ 2 × the bare clock's and < 1 % of a core (of the host measured)",
+        "CPU ≤ 2 × the bare clock's" + ("" if slow else " and < 1 % of a core"),
         summary + f"; calibration {harness.calibration_ms():.1f} ms",
-        all(bench_idle.target_met(result) for result in results),
+        all(
+            result.ratio <= bench_idle.TARGET_RATIO if slow else bench_idle.target_met(result)
+            for result in results
+        ),
         "\n".join(lines),
         results,
     )
@@ -516,6 +520,10 @@ def machine_section(speed: tuple[float, float] | None = None, chosen: str = "") 
         + (f"; benchmarks run: {chosen}" if chosen else ""),
     ]
     lines.append(f"- Host: {host_description()}")
+    lines.append(
+        "- Sections of benchmarks not run this time keep their last run's figures (its host,"
+        " date and code: *Runs by host*, and the section's own *Measured on*)"
+    )
     if speed is not None:
         lines.append(
             '- Host speed: `python3 -m timeit "sum(range(10**6))"`, median of '
@@ -716,6 +724,9 @@ def main(argv: list[str] | None = None) -> int:
             traceback.print_exc()
             failed.append(name)
             continue
+        if "Measured on " not in outcome.section:
+            heading, _, rest = outcome.section.partition("\n")
+            outcome.section = f"{heading}\n\nMeasured on {host_description()}.\n{rest}"
         outcomes.append(outcome)
         print(outcome.section.split("\n", 2)[2], flush=True)
         print(

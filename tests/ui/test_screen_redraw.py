@@ -4,7 +4,6 @@ board. A line left stale by a missed redraw would show an old number to the room
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 from typing import Any
 
@@ -171,8 +170,6 @@ async def test_calls_between_two_frames_are_drawn_together_in_the_next_frame() -
     settings = make_settings()
     app = LobbyApp(settings, source, clock=clock, board=make_board(settings, at(-600)))
     app.animation_level = "none"
-    interval = 0.6
-    app._pacer = FramePacer(fastest=interval, slowest=interval)
     drawn_calls: list[tuple[str, ...]] = []
     show = app.recent_calls.show
 
@@ -181,18 +178,21 @@ async def test_calls_between_two_frames_are_drawn_together_in_the_next_frame() -
         drawn_calls.append(tuple(row.label for row in app.recent_calls.visible_rows))
 
     async with app.run_test(size=(160, 45)) as pilot:
+        await wait_for(pilot, lambda: app.recent_calls.visible_rows != ())
         app.recent_calls.show = counting_show  # type: ignore[method-assign]
-        await pilot.pause(1.2)  # the first frames; then a quiet spell longer than the interval
-        drawn_calls.clear()
-        started = time.monotonic()
+        # A pacer that has drawn nothing yet (a quiet spell) and then spaces frames by 2 s: a
+        # call drawn within the turns of the loop that bring it is drawn at once.
+        app._pacer = FramePacer(fastest=2.0, slowest=2.0)
         source.push(call("t-c0", "C100", "q-civil", 1, at(11)))
-        await wait_for(pilot, lambda: any("C100" in labels for labels in drawn_calls))
-        assert time.monotonic() - started < interval / 2  # at once: the leading edge
+        await pilot.pause()
+        await pilot.pause()
+        assert any("C100" in labels for labels in drawn_calls)  # at once: the leading edge
         frames_before = len(drawn_calls)
         for number in range(1, 4):
             source.push(call(f"t-c{number}", f"C10{number}", "q-civil", 1, at(11)))
-        await pilot.pause(0.05)
-        assert not any("C103" in labels for labels in drawn_calls)  # held for the next frame
+        await pilot.pause()
+        await pilot.pause()
+        assert not any("C101" in labels for labels in drawn_calls)  # held for the next frame
         await wait_for(pilot, lambda: any("C103" in labels for labels in drawn_calls))
         assert len(drawn_calls) == frames_before + 1  # the three calls in one frame
         assert drawn_calls[-1][:4] == ("C103", "C102", "C101", "C100")

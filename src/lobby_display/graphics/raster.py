@@ -182,7 +182,7 @@ def _fit(text: str, choice: FontChoice, width: int, height: int) -> int:
     return 0
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=16)
 def _rasterise(
     text: str, choice: FontChoice, width: int, height: int, max_size: int
 ) -> Image.Image | None:
