@@ -65,8 +65,7 @@ def test_a_closed_terminal_ends_a_program_whose_loop_is_stuck() -> None:
     with TerminalProgram([sys.executable, "-c", STUCK], env=_env(), controlling=False) as program:
         program.wait_for(b"stuck", 30)
         assert program.process is not None
-        started = time.monotonic()
         program.hang_up()
+        # Within 5 s of the hang-up (the bound): a wait that times out fails the test.
         code = program.process.wait(HANGUP_GRACE_SECONDS + 3)
     assert code == HANGUP_EXIT
-    assert time.monotonic() - started < 5

@@ -16,7 +16,6 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -152,9 +151,7 @@ def mode_of(path: Path) -> int:
 def test_check_refuses_a_fifo_as_credentials_file_at_once(tmp_path: Path) -> None:
     credentials = fifo(tmp_path / "service-account.json")
     config = write_config(tmp_path, f'credentials = "{credentials}"\ncompany = "Example Company"')
-    started = time.monotonic()
-    done = lobby_display("check", "--config", str(config))
-    assert time.monotonic() - started < 20
+    done = lobby_display("check", "--config", str(config))  # a hang fails it (its timeout)
     assert done.returncode == 1, done.stdout + done.stderr
     assert str(credentials) in done.stdout
     assert "named pipe (FIFO)" in done.stdout
