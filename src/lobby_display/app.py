@@ -617,7 +617,7 @@ class LobbyApp(App[None], inherit_bindings=False):
         def status() -> None:
             banner = self.banner
             if banner == DEMO_BANNER:
-                banner = shown.text.text(messages.DEMO)
+                banner = f"{shown.text.text(messages.DEMO)} · {shown.text.text(messages.DEMO_QUIT)}"
             self.status_line.show(parts, shown, banner)
 
         for wanted, draw in (

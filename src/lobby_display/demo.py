@@ -20,6 +20,8 @@ from lobby_display.service import setup_logging
 #: Locales shown by default: all nine, so a visitor of the demo sees every script.
 DEMO_LOCALES = LOCALES
 DEMO_ROTATION_SECONDS = 8
+#: The keys that end the demo: Ctrl-C, as in any terminal program, and the kiosk's chord.
+DEMO_QUIT_KEYS = "ctrl+c,ctrl+q"
 
 
 def demo_locales(text: str) -> list[str]:
@@ -47,6 +49,9 @@ def demo(args: argparse.Namespace) -> int:
                     directory,
                     locales=demo_locales(getattr(args, "locales", "")),
                     display={
+                        # Ctrl-C quits like any terminal program (the status line says so);
+                        # the kiosk keeps its single quit chord.
+                        "quit_key": DEMO_QUIT_KEYS,
                         "rotation_seconds": DEMO_ROTATION_SECONDS,
                         "graphics": getattr(args, "graphics", "auto"),
                     },

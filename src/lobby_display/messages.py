@@ -145,3 +145,5 @@ PART_STATE: Final = N_("{part}: {state}")
 LAST_UPDATE: Final = N_("Last update {time}")
 # TRANSLATORS: banner of the demonstration mode: the data shown is made up.
 DEMO: Final = N_("Demonstration: simulated data")
+# TRANSLATORS: after the demonstration banner: the key that ends the demonstration.
+DEMO_QUIT: Final = N_("Ctrl+C to quit")
