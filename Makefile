@@ -72,6 +72,5 @@ lock:
 
 clean:
 	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis \
-		.import_linter_cache
-		snapshot_report.html
+		.import_linter_cache snapshot_report.html
 	find src tests bench tools -name __pycache__ -type d -prune -exec rm -rf {} +
