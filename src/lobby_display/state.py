@@ -100,11 +100,9 @@ class BoardStore:
         directory, one others may write to) are logged once and never raise: the screen matters more
         than the file.
         """
-        if self._writing is not None:
-            if self._writing.is_alive() and not wait:
-                return False
-            self._writing.join()
-            self._writing = None
+        if not wait and self._writing is not None and self._writing.is_alive():
+            return False
+        self.flush()
         if not force and self._saved_at is not None:
             since = (now - self._saved_at).total_seconds()
             unchanged = board.revision == self._saved_revision

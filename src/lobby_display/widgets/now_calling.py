@@ -301,13 +301,20 @@ def _readable(labels: tuple[str, ...], columns: int, width: int, height: int) ->
     return cell_height >= 2 and cell_width >= max(cell_len(label) for label in labels)
 
 
-def _label_size(label: str, card: tuple[int, int], graphics: Graphics) -> int:
-    """The font size (pixels) `label` is drawn at in a card of `card` cells (width, height),
-    less its counter and recall lines, for the cells of `graphics`; 0: not drawn."""
-    cell_width, cell_height = card
+def _label_box(count: int, columns: int, width: int, height: int) -> tuple[int, int]:
+    """The cells a label is drawn in, in each of `count` cards in `columns` columns (see
+    `_cell`): the card less its counter and recall lines."""
+    card_width, card_height = _cell(count, columns, width, height)
+    return card_width, card_height - 2
+
+
+def _label_size(label: str, box: tuple[int, int], graphics: Graphics) -> int:
+    """The font size (pixels) `label` is drawn at in a label box of `box` cells (width, height;
+    see `_label_box`) for the cells of `graphics`; 0: not drawn."""
+    box_width, box_height = box
     pixels_wide, pixels_high = graphics.cell
     return fitted_size(
-        label, cell_width * pixels_wide, (cell_height - 2) * pixels_high, graphics.cjk_locale
+        label, box_width * pixels_wide, box_height * pixels_high, graphics.cjk_locale
     )
 
 
@@ -316,10 +323,10 @@ def _drawn(
 ) -> bool:
     """Each card's label box (the card less its counter and recall lines) is tall enough for a
     drawing (`Graphics.min_rows`) and every label fits it legibly (`Graphics.legible`)."""
-    card = _cell(len(labels), columns, width, height)
-    if card[1] - 2 < graphics.min_rows:
+    box = _label_box(len(labels), columns, width, height)
+    if box[1] < graphics.min_rows:
         return False
-    return all(graphics.legible(_label_size(label, card, graphics)) for label in labels)
+    return all(graphics.legible(_label_size(label, box, graphics)) for label in labels)
 
 
 # Asked at every change of the calls with the same few labels and sizes: measured once.
@@ -350,8 +357,8 @@ def shared_size(
     not twice its size); 0 (each as large as it fits) for a single call."""
     if len(labels) <= 1 or width <= 0 or height <= 0:
         return 0
-    card = _cell(len(labels), columns, width, height)
-    sizes = [_label_size(label, card, graphics) for label in labels]
+    box = _label_box(len(labels), columns, width, height)
+    sizes = [_label_size(label, box, graphics) for label in labels]
     return steady_size(min((size for size in sizes if size), default=0))
 
 
@@ -360,8 +367,7 @@ def image_box(count: int, columns: int, width: int, height: int) -> tuple[int, i
     same in every card (None for a single call: as large as its card)."""
     if count <= 1 or width <= 0 or height <= 0:
         return None
-    card_width, card_height = _cell(count, columns, width, height)
-    return card_width, card_height - 2
+    return _label_box(count, columns, width, height)
 
 
 #: The font sizes calls shown together are drawn at: each about 8 % above the one below.
@@ -390,7 +396,7 @@ def best_columns(labels: tuple[str, ...], width: int, height: int, graphics: Gra
     longest = max(labels, key=len)
     best, best_score = 1, (-1, False)
     for columns in range(1, count + 1):
-        size = _label_size(longest, _cell(count, columns, width, height), graphics)
+        size = _label_size(longest, _label_box(count, columns, width, height), graphics)
         score = (size, _readable(labels, columns, width, height))
         if score > best_score:
             best, best_score = columns, score
