@@ -1,0 +1,551 @@
+"""Recordings of a place's feeds: the file format (gzip JSON lines), its writer, reader and the
+kiosk's flight recorder.
+
+A recording starts with a `start` line (the place, the locales, the queues and counters
+followed), then one line per thing that arrived, in order, with its arrival time: a feed's
+`message` (its data exactly as the service sent it; `first` marks a connection's first message,
+a snapshot) and the `answer` of a REST route (its path under `/v1`, its query and its JSON).
+No key, token or credential is written: the query parameter `key` and its kin are dropped, and
+every string passes through `redaction.redact`. The reader is tolerant: a bad line is skipped
+and logged with its number; a file cut short (a kiosk that lost power) keeps what it holds.
+
+The flight recorder keeps the last `[state] record_minutes` in `flight/` under the state
+directory, as files of a few minutes each (`flight_files`), within a byte cap.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import json
+import logging
+import os
+import re
+import zlib
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import IO, Annotated, Any, Final, Literal
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from lobby_display import __version__
+from lobby_display.redaction import redact
+from lobby_display.updates import Feed
+
+log = logging.getLogger(__name__)
+
+FORMAT: Final = "lobby-display-recording"
+VERSION: Final = 1
+#: Query parameters and JSON fields that hold a secret: never written.
+SECRET_NAMES: Final = frozenset(
+    {"key", "apikey", "api_key", "token", "access_token", "jwttoken", "private_key", "password"}
+)
+#: The flight recorder's folder in the state directory, and its files' names.
+FLIGHT_FOLDER: Final = "flight"
+FLIGHT_PREFIX: Final = "flight-"
+FLIGHT_SUFFIX: Final = ".jsonl.gz"
+_FLIGHT_NAME: Final = re.compile(r"^flight-\d{8}T\d{6}(?:\.\d{6})?Z(?:-\d+)?\.jsonl\.gz$")
+#: Default byte cap of the flight recorder (all its files together).
+DEFAULT_FLIGHT_BYTES: Final = 16 * 1024 * 1024
+#: Seconds between flushes of a recording to disk (a line older than that survives a crash).
+FLUSH_EVERY: Final = 1.0
+
+Clock = Callable[[], datetime]
+
+
+def utc_now() -> datetime:
+    """The default clock: now, in UTC."""
+    return datetime.now(UTC)
+
+
+# --- the lines --------------------------------------------------------------------------------
+
+
+class _Line(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    at: datetime
+    """When it arrived (UTC)."""
+
+
+class Start(_Line):
+    """The first line: what was recorded, and how."""
+
+    kind: Literal["start"] = "start"
+    format: str = FORMAT
+    version: int = VERSION
+    recorder: str = f"lobby-display {__version__}"
+    service: str = ""
+    """The service's address, scheme and host only."""
+    place: str
+    langs: list[str] = Field(default_factory=list)
+    queues: list[str] = Field(default_factory=list)
+    """Queues configured (`[place] queues`); empty: every queue of the place."""
+    counters: list[str] = Field(default_factory=list)
+    """Counters configured (`[place] counters`); empty: every counter of the place."""
+
+
+class Message(_Line):
+    """One message of a feed, its data as the service sent it."""
+
+    kind: Literal["message"] = "message"
+    feed: Feed
+    first: bool = False
+    """The first message of a connection: a snapshot of the feed."""
+    checkpoint: bool = False
+    """Not sent by the service: the feed's records as the display knew them when a flight
+    recorder file began (a snapshot, so that each file replays on its own)."""
+    data: str
+
+
+class Answer(_Line):
+    """The JSON answer of one REST route the feeds used."""
+
+    kind: Literal["answer"] = "answer"
+    path: str
+    """Relative to `/v1`, with a leading slash (`/places/P1/queues`)."""
+    query: dict[str, str] = Field(default_factory=dict)
+    body: Any = None
+
+
+Line = Annotated[Start | Message | Answer, Field(discriminator="kind")]
+Event = Message | Answer
+_LINE: Final[TypeAdapter[Start | Message | Answer]] = TypeAdapter(Line)
+
+
+def clean_query(query: Mapping[str, str]) -> dict[str, str]:
+    """`query` without any parameter that carries a secret (the API key is `key`)."""
+    return {name: value for name, value in query.items() if name.lower() not in SECRET_NAMES}
+
+
+def scrub(value: Any) -> Any:
+    """A JSON value with secret fields dropped and every string's secrets masked."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, Mapping):
+        return {
+            str(name): scrub(item)
+            for name, item in value.items()
+            if str(name).lower() not in SECRET_NAMES
+        }
+    if isinstance(value, list | tuple):
+        return [scrub(item) for item in value]
+    return value
+
+
+def service_address(url: str) -> str:
+    """Scheme and host of a service URL: no user, password, path or query."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    port = f":{parts.port}" if parts.port else ""
+    return f"{parts.scheme}://{host}{port}" if parts.scheme else ""
+
+
+def dump_line(line: Start | Message | Answer) -> bytes:
+    """One line of a recording, newline included."""
+    return line.model_dump_json().encode() + b"\n"
+
+
+# --- writing ----------------------------------------------------------------------------------
+
+
+class RecordingWriter:
+    """A recording file being written: gzip, mode 0600 (tickets may carry people's names)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        self._raw: IO[bytes] = os.fdopen(descriptor, "wb")
+        self._gzip = gzip.GzipFile(fileobj=self._raw, mode="wb", compresslevel=6)
+        self.pending = 0
+        """Bytes written since the last flush (not yet counted in `size`)."""
+        self.lines = 0
+
+    def write(self, line: Start | Message | Answer) -> int:
+        """Write one line; returns its size before compression."""
+        data = dump_line(line)
+        self._gzip.write(data)
+        self.pending += len(data)
+        self.lines += 1
+        return len(data)
+
+    def flush(self) -> None:
+        """Everything written so far readable from the file (a sync flush of the compressor)."""
+        self._gzip.flush(zlib.Z_SYNC_FLUSH)
+        self._raw.flush()
+        self.pending = 0
+
+    @property
+    def size(self) -> int:
+        """Bytes on disk at the last flush."""
+        return self._raw.tell()
+
+    def close(self) -> None:
+        """Finish the gzip stream and close the file."""
+        try:
+            self._gzip.close()
+        finally:
+            self._raw.close()
+
+
+class Recorder:
+    """The feeds' observer: turns what arrives into lines (see `feeds.FeedObserver`)."""
+
+    def __init__(self, clock: Clock = utc_now) -> None:
+        self.clock = clock
+
+    def message(self, feed: Feed, data: str, first: bool) -> None:
+        """A feed's message arrived (its data as sent)."""
+        self.write(Message(at=self.clock(), feed=feed, first=first, data=redact(data)))
+
+    def follow(self, feed: Feed, records: Callable[[], Any]) -> None:
+        """A feed's connection is live: `records()` gives its records now, as a first message."""
+
+    def answer(self, path: str, query: Mapping[str, str], body: Any) -> None:
+        """A REST route answered `body` (JSON)."""
+        self.write(
+            Answer(
+                at=self.clock(),
+                path="/" + path.lstrip("/"),
+                query=clean_query(query),
+                body=scrub(body),
+            )
+        )
+
+    def write(self, line: Message | Answer) -> None:
+        """Keep one line (subclasses)."""
+        raise NotImplementedError
+
+
+class FileRecorder(Recorder):
+    """Records into one file (`lobby-display record`)."""
+
+    def __init__(self, path: Path, start: Start, clock: Clock = utc_now) -> None:
+        super().__init__(clock)
+        self.writer = RecordingWriter(path)
+        self.writer.write(start)
+        self.writer.flush()
+        self._flushed_at = clock()
+        self.counts: dict[str, int] = {"message": 0, "answer": 0}
+
+    def write(self, line: Message | Answer) -> None:
+        self.writer.write(line)
+        self.counts[line.kind] += 1
+        if (line.at - self._flushed_at).total_seconds() >= FLUSH_EVERY:
+            self.writer.flush()
+            self._flushed_at = line.at
+
+    def close(self) -> None:
+        """Finish the file."""
+        self.writer.close()
+
+
+# --- reading ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Recording:
+    """A recording read back: its start line and its messages and answers, in order."""
+
+    start: Start | None = None
+    lines: list[Event] = field(default_factory=list)
+    skipped: int = 0
+    """Lines that could not be read (each logged with its file and number)."""
+
+    @property
+    def began(self) -> datetime | None:
+        """When the first line arrived."""
+        if self.start is not None:
+            return self.start.at
+        return self.lines[0].at if self.lines else None
+
+    @property
+    def seconds(self) -> float:
+        """How long the recording lasts."""
+        began = self.began
+        if began is None or not self.lines:
+            return 0.0
+        return max(0.0, (self.lines[-1].at - began).total_seconds())
+
+
+class RecordingError(Exception):
+    """A recording that cannot be read at all (no such file, not a recording)."""
+
+
+def read_recording(source: Path | Iterable[Path]) -> Recording:
+    """Read a recording file, a flight recorder's folder, or several files in order.
+
+    Bad lines are skipped and logged (file and line number); raises `RecordingError` when
+    nothing could be read or a file cannot be opened.
+    """
+    if isinstance(source, Path):
+        paths = flight_paths(source) if source.is_dir() else [source]
+        if source.is_dir() and not paths:
+            raise RecordingError(f"{source}: no flight recorder files ({FLIGHT_PREFIX}*)")
+    else:
+        paths = list(source)
+    recording = Recording()
+    for path in paths:
+        for number, text in _lines_of(path):
+            try:
+                line = _LINE.validate_json(text)
+            except ValidationError as error:
+                recording.skipped += 1
+                problem = error.errors()[0]
+                where = ".".join(str(part) for part in problem.get("loc", ()))
+                log.warning(
+                    "%s: line %d skipped: %s%s",
+                    path,
+                    number,
+                    problem.get("msg", "unreadable"),
+                    f" ({where})" if where else "",
+                )
+                continue
+            if isinstance(line, Start):
+                if line.format != FORMAT or line.version > VERSION:
+                    raise RecordingError(
+                        f"{path}: line {number}: a {line.format!r} file of version "
+                        f"{line.version}; this program reads {FORMAT!r} up to version {VERSION}"
+                    )
+                if recording.start is None:
+                    recording.start = line
+                continue
+            recording.lines.append(line)
+    if recording.start is None and not recording.lines:
+        raise RecordingError(f"{', '.join(map(str, paths))}: no recording lines in it")
+    recording.lines.sort(key=lambda line: line.at)
+    return recording
+
+
+def _lines_of(path: Path) -> Iterator[tuple[int, bytes]]:
+    try:
+        with path.open("rb") as handle:
+            compressed = handle.read(2) == b"\x1f\x8b"
+    except OSError as error:
+        raise RecordingError(f"{path}: cannot read ({error.strerror})") from None
+    number = 0
+    try:
+        with gzip.open(path, "rb") if compressed else path.open("rb") as stream:
+            for number, text in enumerate(stream, start=1):
+                if text.strip():
+                    yield number, text
+    except EOFError:
+        # Written up to a flush and never closed (a kiosk stopped hard): what came is kept.
+        log.warning("%s: ends early after line %d (not closed); read what it holds", path, number)
+    except (OSError, zlib.error) as error:
+        log.warning("%s: unreadable after line %d (%s)", path, number, error)
+
+
+# --- the flight recorder ----------------------------------------------------------------------
+
+
+def flight_directory(state_dir: Path) -> Path:
+    """Where the flight recorder keeps its files."""
+    return state_dir / FLIGHT_FOLDER
+
+
+def flight_paths(directory: Path) -> list[Path]:
+    """The flight recorder files in `directory`, oldest first."""
+    try:
+        names = [entry for entry in directory.iterdir() if _FLIGHT_NAME.match(entry.name)]
+    except OSError:
+        return []
+    return sorted(names, key=lambda path: path.name)
+
+
+def flight_files(state_dir: Path) -> list[Path]:
+    """The flight recorder's files for a state directory, oldest first (replayable together
+    or each alone: `lobby-display replay FILE`)."""
+    return flight_paths(flight_directory(state_dir))
+
+
+def _flight_name(at: datetime) -> str:
+    return f"{FLIGHT_PREFIX}{at.astimezone(UTC).strftime('%Y%m%dT%H%M%S.%fZ')}{FLIGHT_SUFFIX}"
+
+
+class FlightRecorder(Recorder):
+    """The kiosk's last minutes of feeds, in files of a few minutes, within a byte cap.
+
+    A file is closed when it covers `chunk` of time or reaches a quarter of the cap; files whose
+    time is past the window, then the oldest ones while the closed files hold more than three
+    quarters of the cap, are deleted: the files together never exceed `max_bytes`. Each file
+    starts with the start line and a checkpoint of each live feed (its records as the display
+    knows them then, as a first message), so that it replays on its own.
+    """
+
+    def __init__(
+        self,
+        state_dir: Path,
+        start: Start,
+        *,
+        minutes: float = 30.0,
+        max_bytes: int = DEFAULT_FLIGHT_BYTES,
+        clock: Clock = utc_now,
+    ) -> None:
+        super().__init__(clock)
+        self.directory = flight_directory(state_dir)
+        self.start = start
+        self.window = timedelta(minutes=minutes)
+        self.chunk = max(timedelta(seconds=30), self.window / 6)
+        self.max_bytes = max_bytes
+        self.chunk_bytes = max_bytes // 4
+        self._writer: RecordingWriter | None = None
+        self._opened_at: datetime | None = None
+        self._flushed_at: datetime | None = None
+        self._followed: dict[Feed, Callable[[], Any]] = {}
+        self._failed = False
+
+    def follow(self, feed: Feed, records: Callable[[], Any]) -> None:
+        self._followed[feed] = records
+
+    def write(self, line: Message | Answer) -> None:
+        try:
+            self._write(line)
+        except OSError as error:
+            # The flight recorder must never stop the screen: it says so once and retries at
+            # the next file.
+            if not self._failed:
+                log.warning("flight recorder: cannot write in %s: %s", self.directory, error)
+            self._failed = True
+            self._drop_writer()
+
+    def _write(self, line: Message | Answer) -> None:
+        size = len(dump_line(line))
+        if size + 1024 > self.chunk_bytes:
+            log.warning("flight recorder: a %s of %d bytes is too big to keep", line.kind, size)
+            return
+        writer = self._writer
+        now = line.at
+        if writer is not None:
+            assert self._opened_at is not None
+            if now - self._opened_at >= self.chunk or self._too_big(writer, size):
+                self._close()
+                writer = None
+        if writer is None:
+            writer = self._open(now)
+        writer.write(line)
+        if self._flushed_at is None or (now - self._flushed_at).total_seconds() >= FLUSH_EVERY:
+            writer.flush()
+            self._flushed_at = now
+
+    def _too_big(self, writer: RecordingWriter, coming: int) -> bool:
+        # Compressed output never exceeds its input by more than a few bytes per block: the
+        # size at the last flush plus what came since is a bound of the size on disk.
+        slack = 512
+        if writer.size + writer.pending + coming + slack <= self.chunk_bytes:
+            return False
+        writer.flush()
+        return writer.size + coming + slack > self.chunk_bytes
+
+    def _open(self, now: datetime) -> RecordingWriter:
+        self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        self.prune(now)
+        path = self.directory / _flight_name(now)
+        writer = RecordingWriter(path)
+        self._writer, self._opened_at, self._flushed_at = writer, now, None
+        self._failed = False
+        writer.write(self.start.model_copy(update={"at": now}))
+        for feed, records in self._followed.items():
+            checkpoint = Message(
+                at=now,
+                feed=feed,
+                first=True,
+                checkpoint=True,
+                data=redact(json.dumps(records(), ensure_ascii=False, separators=(",", ":"))),
+            )
+            if writer.pending + len(dump_line(checkpoint)) < self.chunk_bytes // 2:
+                writer.write(checkpoint)
+            else:
+                log.warning("flight recorder: the %s feed's records are too big to keep", feed)
+        return writer
+
+    def _close(self) -> None:
+        writer, self._writer = self._writer, None
+        if writer is not None:
+            writer.close()
+
+    def _drop_writer(self) -> None:
+        writer, self._writer = self._writer, None
+        if writer is not None:
+            with contextlib.suppress(OSError):
+                writer.close()
+
+    def prune(self, now: datetime) -> None:
+        """Delete the closed files that are past the window or over the byte cap."""
+        closed = flight_paths(self.directory)
+        sizes = {}
+        for path in closed:
+            try:
+                sizes[path] = path.stat().st_size
+            except OSError:
+                sizes[path] = 0
+        # A file covers the time until the next one starts: it is past the window when the next
+        # one started before the window.
+        starts = [_name_time(path) for path in closed]
+        keep = list(closed)
+        for index, path in enumerate(closed):
+            following = starts[index + 1] if index + 1 < len(closed) else None
+            ended = following or datetime.fromtimestamp(_mtime(path), UTC)
+            if ended < now - self.window:
+                self._delete(path)
+                keep.remove(path)
+        budget = self.max_bytes - self.chunk_bytes
+        while keep and sum(sizes[path] for path in keep) > budget:
+            self._delete(keep.pop(0))
+
+    def _delete(self, path: Path) -> None:
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            pass
+        except OSError as error:
+            log.warning("flight recorder: cannot delete %s: %s", path, error.strerror)
+
+    def close(self) -> None:
+        """Finish the current file."""
+        try:
+            self._close()
+        except OSError as error:
+            log.warning("flight recorder: cannot finish its file: %s", error)
+
+
+def _name_time(path: Path) -> datetime | None:
+    stamp = path.name.removeprefix(FLIGHT_PREFIX).split("Z")[0]
+    for shape in ("%Y%m%dT%H%M%S.%f", "%Y%m%dT%H%M%S"):
+        try:
+            return datetime.strptime(stamp, shape).replace(tzinfo=UTC)
+        except ValueError:
+            continue
+    return None
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def start_line(
+    *,
+    place: str,
+    service_url: str = "",
+    langs: Iterable[str] = (),
+    queues: Iterable[str] = (),
+    counters: Iterable[str] = (),
+    at: datetime | None = None,
+) -> Start:
+    """The start line of a recording of `place`."""
+    return Start(
+        at=at or utc_now(),
+        service=service_address(service_url),
+        place=place,
+        langs=list(langs),
+        queues=list(queues),
+        counters=list(counters),
+    )
