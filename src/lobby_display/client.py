@@ -15,7 +15,7 @@ import ssl
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from types import TracebackType
-from typing import Any, Final, Self, TypeVar
+from typing import Any, Final, Protocol, Self, TypeVar
 from urllib.parse import quote, urlsplit
 
 import httpx
@@ -105,6 +105,13 @@ def _tls_context(settings: Settings) -> ssl.SSLContext:
     return context
 
 
+class AnswerObserver(Protocol):
+    """Sees the REST answers the client reads (a recording: `recording.Recorder`)."""
+
+    def answer(self, path: str, query: Mapping[str, str], body: Any) -> None:
+        """`path` (under `/v1`) answered `body`; `query` is without the API key."""
+
+
 class DisplayClient:
     """The display service's REST routes that the screen, `check` and `discover` need.
 
@@ -131,6 +138,8 @@ class DisplayClient:
         """The key on every request: pass it as `auth=` (the feeds do)."""
         self.http = http
         self.langs = tuple(langs)
+        self.observer: AnswerObserver | None = None
+        """Sees every JSON answer of `get_json` (a recording), its query without the key."""
 
     @classmethod
     def from_settings(
@@ -213,13 +222,16 @@ class DisplayClient:
         if not response.is_success:
             raise failed(route, response, service_error_body(response))
         try:
-            return response.json()
+            payload = response.json()
         except ValueError:
             raise ServiceFailed(
                 f"{route} answered HTTP {response.status_code} with a body that is not JSON",
                 status=response.status_code,
                 route=route,
             ) from None
+        if self.observer is not None:
+            self.observer.answer(path, self._query(values), payload)
+        return payload
 
     # --- routes ---------------------------------------------------------------------------------
 

@@ -310,6 +310,11 @@ class TicketDecoder:
                 updates.append(update)
         return updates
 
+    def records(self) -> dict[str, Any]:
+        """The tickets known now, as one page (the feed's first message)."""
+        tickets = list(self.store.records.values())
+        return {"totalCount": len(tickets), "page": 1, "pageSize": len(tickets), "tickets": tickets}
+
     def _update(self, key: str, record: Mapping[str, Any]) -> Update | None:
         if key not in self.store and not self.store.stands_alone(record):
             alone = _ticket_alone(record)
@@ -383,6 +388,15 @@ class QueueStateDecoder:
         self.store.replace({key: state for key, state in states.items() if key}, raws)
         return [QueueStatesSnapshot(states)]
 
+    def records(self) -> dict[str, Any]:
+        """The queue states known now, as the feed's first message."""
+        return {
+            "resource": "queueState",
+            "actionCategory": "ALL_QUEUE_STATE",
+            "actionName": "ALL_DATA",
+            "data": dict(self.store.records),
+        }
+
     async def change(self, data: Any) -> list[Update]:
         """A later message; a new `ALL_QUEUE_STATE` is a snapshot again."""
         category, action, payload = _unwrap(data)
@@ -427,6 +441,10 @@ class CounterDecoder:
         counters = keyed(Counter, payload, "counterId")
         self.store.replace(counters, _raw_by_id(payload, "counterId"))
         return [CountersSnapshot(counters)]
+
+    def records(self) -> dict[str, Any]:
+        """The counters known now, keyed by id (the feed's first message)."""
+        return dict(self.store.records)
 
     async def change(self, data: Any) -> list[Update]:
         """A later message: one counter or several (a map keyed by id merges each)."""

@@ -18,7 +18,7 @@ import contextlib
 import json
 import logging
 import random
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final, Protocol
@@ -120,6 +120,19 @@ class FeedClient(Protocol):
     ) -> list[Ticket]: ...
 
 
+class FeedObserver(Protocol):
+    """Sees what the feeds receive, as it arrives (a recording: `recording.Recorder`)."""
+
+    def message(self, feed: Feed, data: str, first: bool) -> None:
+        """A feed's message, its data as sent (`first`: a connection's first message)."""
+
+    def follow(self, feed: Feed, records: Callable[[], Any]) -> None:
+        """A feed is live; `records()` gives its records as known now, as a first message."""
+
+    def answer(self, path: str, query: Mapping[str, str], body: Any) -> None:
+        """A REST route's JSON answer (the client's `observer`)."""
+
+
 class _Refused(Exception):
     """The service refused the API key, even a fresh one."""
 
@@ -140,6 +153,10 @@ class Decoder(Protocol):
 
     async def change(self, data: Any) -> list[Update]: ...
 
+    def records(self) -> Any:
+        """The feed's records as known now, written as the feed's first message."""
+        ...
+
 
 # --- one feed, kept alive ------------------------------------------------------------------------
 
@@ -157,9 +174,11 @@ class FeedRunner:
         clock: Clock = utc_now,
         rng: random.Random | None = None,
         on_unknown_ids: Callable[[Iterable[Update]], None] | None = None,
+        observer: FeedObserver | None = None,
     ) -> None:
         self.client = client
         self.decoder = decoder
+        self.observer = observer
         self.emit = emit
         self.timing = timing or FeedTiming()
         self.clock = clock
@@ -314,6 +333,8 @@ class FeedRunner:
                 self._stream_retry = min(event.retry / 1000, self.timing.max_delay)
             if not event.data.strip():
                 continue  # a heartbeat (httpx-sse bug #35 turns pings after an id into these)
+            if self.observer is not None:
+                self.observer.message(self.feed, event.data, first)
             data = json.loads(event.data)
             if first:
                 updates = await self.decoder.snapshot(data)
@@ -326,6 +347,8 @@ class FeedRunner:
             now = self.clock()
             if first:
                 first = False
+                if self.observer is not None:
+                    self.observer.follow(self.feed, self.decoder.records)
                 self.backoff.started()
                 self._health(FeedStatus.LIVE)
             elif (
@@ -418,9 +441,12 @@ class Feeds:
         clock: Clock = utc_now,
         rng: random.Random | None = None,
         known_ids: tuple[Sequence[str], Sequence[str]] = ((), ()),
+        observer: FeedObserver | None = None,
     ) -> None:
         self.client = client
         self.load_reference = load_reference
+        self.observer = observer
+        """Sees every message (a recording); the client's REST answers are its `observer`'s."""
         self.emit = emit
         self.configured_queues = list(queue_ids)
         self.configured_counters = list(counter_ids)
@@ -487,6 +513,7 @@ class Feeds:
                 clock=self.clock,
                 rng=self.rng,
                 on_unknown_ids=self._check_ids,
+                observer=self.observer,
             )
             for decoder in decoders
         ]
