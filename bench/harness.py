@@ -241,7 +241,14 @@ class Terminal:
             os.close(slave)
         self._reader = threading.Thread(target=self._read, name="pty-reader", daemon=True)
         self._reader.start()
+        if group is not None and group.core_quota_us:
+            threading.Thread(target=self._spread, args=(group,), name="cores", daemon=True).start()
         return self
+
+    def _spread(self, group: CpuGroup) -> None:
+        """Give every new thread of the program a slow core of its own (see `slow_host`)."""
+        while not self._stop.wait(0.02):
+            group.spread(self.pid)
 
     def __enter__(self) -> Terminal:
         return self.start()

@@ -1,15 +1,13 @@
-"""A slower host played on this one: the programs under test get the share of a core that makes
-the calibration workload take as long as it does on the slower host.
+"""A slower host played on this one: the programs under test run on `cores` slow cores, each the
+share of one of this host's cores that makes the calibration workload as slow as there.
 
-A small PC behind a TV is slower than the machines the benchmarks usually run on, and it is
-where the display must be fast (issue 16 names a host on which `sum(range(10**6))` takes
-48 ms). `SlowHost(48)` finds the CPU quota of a cgroup (the kernel's CPU bandwidth control, v1
-or v2) under which `harness.host_speed` reads 48 ms, and every program a benchmark starts on a
-pty then runs in a cgroup of its own with that quota. This is an emulation, not the small PC:
-the quota is enforced in periods of a few milliseconds (a program runs at full speed, then
-waits), memory and caches are this machine's, and only the programs under test are slowed
-(the simulator and the pty reader keep this machine's speed, so the measuring instruments do
-not slow down with what they measure).
+`SlowHost(48)` finds the CPU quota (cgroup CPU bandwidth control) under which
+`harness.host_speed` reads 48 ms, issue 16's small PC. That PC has two cores, so a program
+under test gets a group with two such shares, and each of its threads a group of its own with
+one share (cgroup v1, where threads move alone): one thread never runs faster than a slow core,
+and the UI thread and Textual's writer still run side by side. Where threads cannot move alone
+(cgroup v2 here), all threads share one slow core, a harsher host. Only the programs under test
+are slowed: the simulator and the pty reader keep this machine's speed.
 """
 
 from __future__ import annotations
@@ -19,7 +17,7 @@ import os
 import subprocess
 import sys
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 #: cgroup v2 (a unified hierarchy with the cpu controller) or v1 (a `cpu` hierarchy).
@@ -56,17 +54,54 @@ def _hierarchy() -> tuple[Path, bool]:
 
 @dataclass
 class CpuGroup:
-    """One cgroup with a CPU quota; a program joins it with `join` (from its `preexec_fn`)."""
+    """A cgroup with the quota of the host's cores; a program joins it with `join` (from its
+    `preexec_fn`), and `spread` gives each of its threads a slow core of its own."""
 
     path: Path
     v2: bool
+    core_quota_us: int = 0
+    """One slow core's quota per period for each thread (0: the threads share the group's)."""
+    period_us: int = 0
+    _threads: dict[int, Path] = field(default_factory=dict)
 
     def join(self) -> None:
-        """Move the calling process into the group (in a child, before it runs the program)."""
-        (self.path / "cgroup.procs").write_text("0")
+        """Move the calling process into the group (in a child, before it runs the program):
+        into its first thread's core when threads get cores of their own."""
+        if self.core_quota_us:
+            (self._thread_group(os.getpid()) / "tasks").write_text("0")
+        else:
+            (self.path / "cgroup.procs").write_text("0")
+
+    def spread(self, pid: int) -> int:
+        """Give each thread of `pid` not seen yet a slow core of its own; return how many were
+        moved. A new thread starts in its creator's group and shares its core until then."""
+        if not self.core_quota_us:
+            return 0
+        moved = 0
+        with contextlib.suppress(OSError):
+            for entry in os.scandir(f"/proc/{pid}/task"):
+                tid = int(entry.name)
+                if tid in self._threads or tid == pid:
+                    continue
+                with contextlib.suppress(OSError):
+                    (self._thread_group(tid) / "tasks").write_text(str(tid))
+                    moved += 1
+        return moved
+
+    def _thread_group(self, tid: int) -> Path:
+        path = self.path / f"thread-{tid}"
+        path.mkdir(exist_ok=True)
+        (path / "cpu.cfs_period_us").write_text(str(self.period_us))
+        (path / "cpu.cfs_quota_us").write_text(str(self.core_quota_us))
+        self._threads[tid] = path
+        return path
 
     def remove(self) -> None:
         """Remove the group once its programs ended (a group with programs in it stays)."""
+        # The first thread's group was made in the child (join): found by name, not in _threads.
+        for path in self.path.glob("thread-*"):
+            with contextlib.suppress(OSError):
+                path.rmdir()
         with contextlib.suppress(OSError):
             self.path.rmdir()
 
@@ -76,6 +111,8 @@ class SlowHost:
     """The host to play: `calibration_ms` is what `harness.host_speed` reads there."""
 
     calibration_ms: float
+    cores: int = 2
+    """The played host's cores (issue 16's host has two, like this one)."""
     quota_us: int = 0
     period_us: int = 0
     measured_ms: float = 0.0
@@ -107,6 +144,11 @@ class SlowHost:
             share = min(1.0, share * error)
         return self
 
+    @property
+    def threads_spread(self) -> bool:
+        """Whether each thread gets a slow core of its own (cgroup v1), or all share one."""
+        return self.cores > 1 and not _hierarchy()[1]
+
     def group(self) -> CpuGroup:
         """A new group with this host's quota (remove it when its program ended)."""
         root, v2 = _hierarchy()
@@ -114,17 +156,26 @@ class SlowHost:
         path.mkdir()
         if v2:
             (path / "cpu.max").write_text(f"{self.quota_us} {self.period_us}")
-        else:
-            (path / "cpu.cfs_period_us").write_text(str(self.period_us))
-            (path / "cpu.cfs_quota_us").write_text(str(self.quota_us))
-        return CpuGroup(path, v2)
+            return CpuGroup(path, v2)
+        cores = self.cores if self.threads_spread else 1
+        (path / "cpu.cfs_period_us").write_text(str(self.period_us))
+        (path / "cpu.cfs_quota_us").write_text(str(self.quota_us * cores))
+        if cores == 1:
+            return CpuGroup(path, v2)
+        return CpuGroup(path, v2, core_quota_us=self.quota_us, period_us=self.period_us)
 
     def describe(self) -> str:
         """One line for the document: what was played and how."""
+        cores = (
+            f"{self.cores} cores of {100 * self.share:.0f} % of one of this host's, one thread "
+            "at most on each"
+            if self.threads_spread
+            else f"{100 * self.share:.0f} % of a core for all their threads"
+        )
         return (
             f"this host ({self.this_host_ms:.1f} ms) playing a host of "
             f"{self.calibration_ms:.0f} ms:"
-            f" the programs under test get {100 * self.share:.0f} % of a core (CPU quota "
+            f" the programs under test get {cores} (CPU quota "
             f"{self.quota_us / 1000:.2f} ms every {self.period_us / 1000:.0f} ms), under which the "
             f"calibration read {self.measured_ms:.1f} ms"
         )
