@@ -60,27 +60,32 @@ class _Line(Widget):
     """A line of literal text that changes only when its text does.
 
     A new text redraws the line alone; the screen is laid out again only when the line appears,
-    goes, or wraps differently (a layout redraws every card, several milliseconds a call).
+    goes, or wraps differently (a layout redraws every card, several milliseconds a call). A
+    line that `keeps_place` stays, blank, while it has no text: a card's recall mark comes and
+    goes with the calls moving from card to card, and must not lay the screen out each time.
     """
 
     DEFAULT_CSS = """
     _Line {
         width: 100%;
         height: auto;
+        min-height: 1;
     }
     """
 
-    def __init__(self, classes: str) -> None:
+    def __init__(self, classes: str, *, keeps_place: bool = False) -> None:
         super().__init__(classes=classes)
         self._text = ""
-        self.display = False
+        self._keeps_place = keeps_place
+        self.display = keeps_place
 
     def set_text(self, text: str) -> None:
         old = self._text
         if text == old:
             return
         self._text = text
-        self.display = bool(text)
+        if not self._keeps_place:
+            self.display = bool(text)
         width = self.content_size.width
         wraps = width <= 0 or cell_len(text) > width or cell_len(old) > width
         self.refresh(layout=wraps)
@@ -134,14 +139,17 @@ class CallCard(Vertical):
     def __init__(self) -> None:
         super().__init__()
         self.big = BigLabel()
-        self.counter = _Line("counter")
-        self.recall = _Line("recall")
+        # The label box (`_label_box`) leaves both lines their place: they never move the label.
+        self.counter = _Line("counter", keeps_place=True)
+        self.recall = _Line("recall", keeps_place=True)
         self._text: CallCardText | None = None
 
     def compose(self) -> ComposeResult:
+        # The recall mark under the label and the counter at the card's foot: without a recall
+        # its blank line parts the label from the counter.
         yield self.big
-        yield self.counter
         yield self.recall
+        yield self.counter
 
     def watch_highlighted(self, highlighted: bool) -> None:
         self.set_class(highlighted, "-highlight")
