@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from lobby_display import __version__
+from lobby_display import __version__, frames
 from lobby_display.config import ConfigError, load_config
 
 EXIT_OK = 0
@@ -135,6 +135,7 @@ def _size(text: str) -> tuple[int, int]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of `lobby-display` and `python -m lobby_display`."""
+    frames.compose_promptly()
     args = build_parser().parse_args(argv)
     try:
         return _dispatch(args)

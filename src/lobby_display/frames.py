@@ -1,21 +1,22 @@
 """The pace of frames: at most one redraw per refresh interval, the interval set by the UI's load.
 
-Updates that arrive between two frames are applied to the board at once and drawn together in
-the next frame, so what a burst costs is counted in frames, not in events. An update after a
-quiet spell is drawn at once (the leading edge): pacing never delays a lone call. The interval
-starts at 60 Hz and follows the share of the UI thread's time spent working (its CPU clock over
-the wall clock, smoothed): above `busy` it lengthens, under half of it it shortens again. On a
-slow PC (or a terminal slow to take what is written) a burst then draws fewer, larger frames
-instead of queueing more work than the PC can do.
+`FramePacer` draws the updates that arrive between two frames together in the next one, and a
+lone update at once; the interval lengthens while the UI thread is busy (why: docs/architecture.md).
 """
 
 from __future__ import annotations
 
+import os
+from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 from typing import Final
 
 #: 60 Hz: the most a TV shows.
 FASTEST: Final = 1 / 60
+#: How often Textual's screen may compose what the widgets drew (its `TEXTUAL_FPS`). The pacer
+#: sets the pace; at Textual's own 60 Hz, a frame drawn just after the last composition waited
+#: up to another 16 ms for the next one (10 ms or more at one call in ten on a small PC).
+COMPOSE_FPS: Final = 240
 #: The longest interval (three frames at 60 Hz): a call is never held back by more than this.
 SLOWEST: Final = 0.05
 #: The share of the UI thread's time above which frames are spaced out: only a UI that can no
@@ -77,4 +78,11 @@ class FramePacer:
         return 1 / self.interval
 
 
-__all__ = ["BUSY", "FASTEST", "SLOWEST", "FramePacer"]
+def compose_promptly(environ: MutableMapping[str, str] | None = None) -> None:
+    """Let Textual compose a frame as soon as it is drawn (`COMPOSE_FPS`), unless the
+    environment sets `TEXTUAL_FPS`; before Textual is imported, which reads it once."""
+    target = os.environ if environ is None else environ
+    target.setdefault("TEXTUAL_FPS", str(COMPOSE_FPS))
+
+
+__all__ = ["BUSY", "COMPOSE_FPS", "FASTEST", "SLOWEST", "FramePacer", "compose_promptly"]

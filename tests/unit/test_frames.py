@@ -3,9 +3,20 @@ load, never further apart than `SLOWEST` (a call held back longer would look mis
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 
-from lobby_display.frames import BUSY, FASTEST, SLOWEST, FramePacer
+from lobby_display.frames import (
+    BUSY,
+    COMPOSE_FPS,
+    FASTEST,
+    SLOWEST,
+    FramePacer,
+    compose_promptly,
+)
 
 
 def test_the_first_frame_and_a_frame_after_a_quiet_spell_are_drawn_at_once() -> None:
@@ -59,3 +70,29 @@ def test_a_quiet_spell_forgets_the_load_of_the_last_burst() -> None:
     now = busy_frames(pacer, share=1.0, count=30)
     pacer.drawn(now + 10.0, cpu=1000.0)  # 10 s later, whatever the CPU clock says
     assert pacer.load == 0.0
+
+
+def test_textual_composes_a_drawn_frame_promptly_unless_told_otherwise() -> None:
+    # At Textual's own 60 Hz a frame drawn just after a composition waits up to 16 ms more.
+    environ: dict[str, str] = {}
+    compose_promptly(environ)
+    assert environ == {"TEXTUAL_FPS": str(COMPOSE_FPS)}
+    assert COMPOSE_FPS >= 4 * 60
+    told = {"TEXTUAL_FPS": "30"}
+    compose_promptly(told)
+    assert told == {"TEXTUAL_FPS": "30"}
+
+
+def test_the_display_runs_with_textuals_compose_rate_raised() -> None:
+    # The entry point runs first (here a check of a config that is not there), the screen's
+    # code is imported after it, as in `run` and `demo`.
+    code = (
+        "import lobby_display.cli as cli\n"
+        "cli.main(['check', '--config', '/nonexistent/lobby.toml'])\n"
+        "import textual.constants as c; print(c.MAX_FPS)"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "TEXTUAL_FPS"}
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+    )
+    assert result.stdout.strip() == str(COMPOSE_FPS)

@@ -1,12 +1,8 @@
 """A ticket label drawn large from a real typeface, filling its box: a sixel image or a mosaic.
 
-The label is rasterised to the box's pixels (`graphics.raster`) in the card's colours. Where the
-terminal shows sixel (foot on the TV), the box's cells are drawn blank and the image is sent
-after the box's last line, so it lies over them; its paper is transparent, so the cells' own
-background shows through, exactly the card's colour (sixel colours are percentages: a painted
-background would be a shade off). Elsewhere, and in screenshots (`for_screenshot`), the same
-drawing is a sub-cell mosaic. A label that cannot be drawn (no font, box too small) is plain
-bold text: never a blank card.
+Rasterised by `graphics.raster` in the card's colours: sixel laid over blank cells where the
+terminal shows it, else (and in screenshots) a sub-cell mosaic; plain bold text when it cannot
+be drawn. Why: docs/architecture.md (the screen).
 """
 
 from __future__ import annotations
