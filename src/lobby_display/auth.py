@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 import httpx
 
 from lobby_display import signing
+from lobby_display.activity import ACTIVITY
 from lobby_display.children import child_environment
 from lobby_display.config import Settings
 from lobby_display.files import (
@@ -578,6 +579,8 @@ class ServiceApiKeys:
                 route=route,
             )
         register_secret(key)
+        if self._current is not None:
+            ACTIVITY.key_renewals += 1
         self._current = _CachedKey(
             key=key, obtained_at=self._clock(), jitter=self._rng.uniform(0, KEY_RENEWAL_JITTER)
         )

@@ -331,6 +331,28 @@ class SoundSettings(Section):
         return _quiet_window(self.quiet_hours) if self.quiet_hours else None
 
 
+class MonitoringSettings(Section):
+    """`[monitoring]`: health for node-exporter's textfile collector (off by default)."""
+
+    textfile: Path | None = None
+    """File the screen writes its health to every few seconds, in the Prometheus text format, for
+    node-exporter's textfile collector: a name ending in `.prom` in its directory (like
+    "/var/lib/prometheus/node-exporter/lobby_display.prom"), which must exist and be writable by
+    the screen. Not set: not written (`lobby-display status` works without it)."""
+
+    @field_validator("textfile")
+    @classmethod
+    def _textfile(cls, value: Path | None) -> Path | None:
+        if value is not None and value.suffix != ".prom":
+            raise ValueError(
+                f"{str(value)!r} must end in .prom (node-exporter's textfile collector reads "
+                "only *.prom files)"
+            )
+        if value is not None and not value.is_absolute():
+            raise ValueError(f"{str(value)!r} must be an absolute path")
+        return value
+
+
 def _quiet_window(text: str) -> tuple[int, int] | None:
     """Read "HH:MM-HH:MM" into minutes after midnight; None when it is not such a range."""
     parts = text.replace(" ", "").split("-")
@@ -367,6 +389,9 @@ class Settings(Section):
 
     sound: SoundSettings = Field(default_factory=SoundSettings)
     """Calls announced aloud."""
+
+    monitoring: MonitoringSettings = Field(default_factory=MonitoringSettings)
+    """Health for the place's monitoring."""
 
     source: Annotated[Path | None, Field(exclude=True)] = None
     """The file these settings came from (set by `load_config`, not a key of the file)."""
@@ -576,6 +601,7 @@ __all__ = [
     "ConfigError",
     "DisplaySettings",
     "LogSettings",
+    "MonitoringSettings",
     "PlaceSettings",
     "ServiceSettings",
     "Settings",

@@ -26,6 +26,7 @@ from typing import Any, Final, Protocol
 import httpx
 from pydantic import ValidationError
 
+from lobby_display.activity import ACTIVITY
 from lobby_display.auth import ClockNotSynchronised
 from lobby_display.backoff import FIRST_DELAY, HEALTHY_AFTER, MAX_DELAY, Backoff
 from lobby_display.decoding import CounterDecoder as CounterDecoder
@@ -220,6 +221,7 @@ class FeedRunner:
 
     def _alive(self) -> None:
         self.last_message_at = self.clock()
+        ACTIVITY.last_message_at[self.feed] = self.last_message_at
 
     async def run(self) -> None:
         """Connect, read, reconnect; returns only when cancelled."""
@@ -275,6 +277,7 @@ class FeedRunner:
             # However the connection ended, a long healthy one starts the backoff afresh.
             delay = max(self.backoff.next_delay(), self._stream_retry, self._retry_after)
             self._retry_after = 0.0
+            ACTIVITY.reconnections[self.feed] += 1
             log.warning(
                 "%s feed: %s; reconnecting in %.1f s (attempt %d)",
                 self.feed,
