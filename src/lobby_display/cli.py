@@ -1,21 +1,27 @@
 """The command line: run, demo, check, discover, simulate, screenshot, place.
 
 Each command lives in the module that owns it; this file only parses arguments and turns the
-known failures (a bad config: exit 2) into messages without tracebacks.
+known failures (a bad config: exit 2; `demo` or `simulate` without the simulator: exit 1) into
+messages without tracebacks.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Final
 
 from lobby_display import __version__
 from lobby_display.config import ConfigError, load_config
 
 EXIT_OK = 0
+EXIT_NOT_INSTALLED = 1
 EXIT_BAD_CONFIG = 2
+#: What the `simulator` extra adds (its web server): without it, `demo` and `simulate` say so.
+SIMULATOR_PACKAGES: Final = frozenset({"starlette", "uvicorn", "click"})
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -137,6 +143,20 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="WxH",
         help="columns x lines when no display runs and the screen is rendered here (160x45)",
     )
+
+    report = commands.add_parser(
+        "report",
+        help="a support bundle (tar.gz): flight recorder, config without secrets, "
+        "log, screenshot, versions",
+    )
+    report.add_argument("--config", type=Path, required=True)
+    report.add_argument("--out", type=Path, required=True, help="FILE.tar.gz")
+
+    status = commands.add_parser(
+        "status", help="the running screen's health (feeds live, last messages, reconnections)"
+    )
+    status.add_argument("--config", type=Path, required=True)
+    status.add_argument("--json", action="store_true", help="print it as JSON, for scripts")
     return parser
 
 
@@ -165,6 +185,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _dispatch(args: argparse.Namespace) -> int:
     command: str = args.command
+    if command in ("simulate", "demo") and not simulator_installed(command):
+        return EXIT_NOT_INSTALLED
     if command == "simulate":
         from lobby_display.simulator.cli import simulate
 
@@ -179,7 +201,6 @@ def _dispatch(args: argparse.Namespace) -> int:
         return (install_command if command == "install" else uninstall_command)(args)
     settings = load_config(args.config)
     if command == "run":
-        import_httpx_without_its_command_line()
         from lobby_display.kiosk import run
 
         return run(settings)
@@ -199,25 +220,29 @@ def _dispatch(args: argparse.Namespace) -> int:
         from lobby_display.ops.screenshot import screenshot
 
         return screenshot(settings, args.output, size=args.size)
+    if command == "report":
+        from lobby_display.ops.bundle import report
+
+        return report(settings, args.out)
+    if command == "status":
+        from lobby_display.ops.status import status
+
+        return status(settings, as_json=args.json)
     raise AssertionError(f"unhandled command {command}")
 
 
-def import_httpx_without_its_command_line() -> None:
-    """Import httpx without its command line (`httpx._main`: click, pygments, rich's syntax).
-
-    httpx's `__init__` imports its command line inside `try: ... except ImportError`, for
-    installs without its `cli` extra. click is installed here for other tools (uvicorn,
-    import-linter), so the display would carry a command line it never runs: 3 MiB and 25 ms at
-    start. Hiding click while httpx is imported takes httpx's own fallback (`httpx.main` then
-    says to install the extra). Should a later httpx need click unconditionally, the import
-    fails here and is done again, with click, by whoever imports httpx next.
-    """
-    if "httpx" in sys.modules or "click" in sys.modules:
-        return
-    sys.modules["click"] = None  # type: ignore[assignment]  # `import click` raises ImportError
+def simulator_installed(command: str) -> bool:
+    """True when the simulator can be imported; else False, once `command` said how to install
+    it (`lobby-display[simulator]`: its web server, which a kiosk does without)."""
     try:
-        import httpx  # noqa: F401
-    except ImportError:
-        pass
-    finally:
-        del sys.modules["click"]
+        importlib.import_module("lobby_display.simulator")
+    except ModuleNotFoundError as error:
+        if (error.name or "").partition(".")[0] not in SIMULATOR_PACKAGES:
+            raise
+        print(
+            f"lobby-display {command}: the simulator is not installed (no {error.name}): "
+            "pip install 'lobby-display[simulator]'",
+            file=sys.stderr,
+        )
+        return False
+    return True
