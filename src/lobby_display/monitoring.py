@@ -62,6 +62,8 @@ class Health(BaseModel):
 
     version: str
     place_id: str
+    screen: str = ""
+    """The screen's name: its config file's, without `.toml` (the units' instance name)."""
     pid: int
     started_at: datetime
     written_at: datetime
@@ -73,6 +75,11 @@ class Health(BaseModel):
         """Seconds from the feed's last message to the time this was written (None: never)."""
         last = self.feeds[feed].last_message_at
         return None if last is None else max(0.0, (self.written_at - last).total_seconds())
+
+
+def screen_name(settings: Settings) -> str:
+    """The screen's name: its config file's without `.toml` (`hall`), else the place's id."""
+    return settings.source.stem if settings.source is not None else settings.place.id
 
 
 def runtime_directory(environ: Mapping[str, str]) -> Path | None:
@@ -134,6 +141,7 @@ class Monitor:
         return Health(
             version=__version__,
             place_id=self.settings.place.id,
+            screen=screen_name(self.settings),
             pid=os.getpid(),
             started_at=self.started_at,
             written_at=now,
@@ -189,8 +197,16 @@ class Monitor:
 
 
 def metrics_text(health: Health) -> str:
-    """`health` in the Prometheus text exposition format (version 0.0.4)."""
+    """`health` in the Prometheus text exposition format (version 0.0.4).
+
+    Every sample carries `screen` (several screens on one PC write files of their own, and
+    node-exporter refuses the same series twice); per feed, `feed` too.
+    """
     lines: list[str] = []
+    screen = health.screen or health.place_id
+
+    def _labels(**labels: str) -> str:
+        return _label_text(screen=screen, **labels)
 
     def family(name: str, kind: str, help_text: str, samples: list[tuple[str, float]]) -> None:
         lines.append(f"# HELP {name} {help_text}")
@@ -205,7 +221,7 @@ def metrics_text(health: Health) -> str:
         "lobby_display_start_time_seconds",
         "gauge",
         "When the display started, in seconds since the Unix epoch.",
-        [("", health.started_at.timestamp())],
+        [(_labels(), health.started_at.timestamp())],
     )
     family(
         "lobby_display_feed_live",
@@ -244,24 +260,24 @@ def metrics_text(health: Health) -> str:
         "lobby_display_api_key_renewals_total",
         "counter",
         "API keys obtained from the service in place of an earlier one (due, or refused).",
-        [("", health.api_key_renewals)],
+        [(_labels(), health.api_key_renewals)],
     )
     family(
         "lobby_display_calls_shown_total",
         "counter",
         "Calls and recalls shown (highlighted) as new since the display started.",
-        [("", health.calls_shown)],
+        [(_labels(), health.calls_shown)],
     )
     family(
         "lobby_display_health_written_timestamp_seconds",
         "gauge",
         "When this file was written, in seconds since the Unix epoch.",
-        [("", health.written_at.timestamp())],
+        [(_labels(), health.written_at.timestamp())],
     )
     return "\n".join(lines) + "\n"
 
 
-def _labels(**labels: str) -> str:
+def _label_text(**labels: str) -> str:
     inner = ",".join(f'{name}="{_escape(value)}"' for name, value in labels.items())
     return "{" + inner + "}"
 

@@ -48,12 +48,16 @@ def families(text: str) -> dict[str, Any]:
     return {family.name: family for family in text_string_to_metric_families(text)}
 
 
-def samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
-    return {
-        (sample.name, tuple(sorted(sample.labels.items()))): sample.value
-        for family in text_string_to_metric_families(text)
-        for sample in family.samples
-    }
+def samples(text: str, screen: str = "P1") -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    """Each sample's value by name and labels (the `screen` label, on every one, checked here
+    and left out of the key)."""
+    found = {}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            labels = dict(sample.labels)
+            assert labels.pop("screen") == screen, sample
+            found[(sample.name, tuple(sorted(labels.items())))] = sample.value
+    return found
 
 
 def monitor_for(tmp_path: Path, **options: Any) -> tuple[Monitor, Activity]:
@@ -120,7 +124,7 @@ def test_label_values_are_escaped(tmp_path: Path) -> None:
         written_at=NOW,
         feeds={feed: {"status": FeedStatus.LIVE} for feed in Feed},  # type: ignore[misc]
     )
-    values = samples(metrics_text(health))
+    values = samples(metrics_text(health), screen=place)
     assert values[("lobby_display_info", (("place", place), ("version", __version__)))] == 1
 
 
