@@ -949,6 +949,16 @@ def plan_uninstall(ctx: Context, name: str, purge: bool) -> Plan:
                 done=lambda unit=unit: system.unit_file_state(unit) != "enabled",  # type: ignore[misc]
             ),
         ]
+    if SCREEN in mine and SCREEN in others:
+        # Disabling a screen disables the wall too (its [Install] Also=); the others need it.
+        steps.append(
+            Command(
+                ctx,
+                f"enable {WALL_UNIT} again (the other screens start with it)",
+                run=partial(system.systemctl, "enable", WALL_UNIT),
+                done=lambda: system.unit_file_state(WALL_UNIT) == "enabled",
+            )
+        )
     for form in FORMS:
         steps.append(RemoveUnitFile(ctx, f"{UNIT_DIR}/{form.unit(name)}.d", "its drop-ins"))
     key_file = _credentials_of(config)
