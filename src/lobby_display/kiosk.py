@@ -30,6 +30,7 @@ from lobby_display.board import Board, BoardSettings
 from lobby_display.client import DisplayClient
 from lobby_display.config import ConfigError, Settings
 from lobby_display.feeds import Feeds, FeedTiming, load_reference
+from lobby_display.monitoring import Monitor
 from lobby_display.service import Notifier, setup_logging, status_text, watchdog_period
 from lobby_display.state import BoardStore
 from lobby_display.updates import Call, Feed, FeedHealth, FeedStatus, Update
@@ -134,6 +135,8 @@ class Kiosk:
     watchdog_every: float | None = None
     app: LobbyApp | None = None
     """The screen, once built (the SIGUSR1 screenshot reads it)."""
+    monitor: Monitor | None = None
+    """Writes the health for `lobby-display status` and node-exporter (monitoring.py)."""
     _last_watchdog: float = 0.0
     _tasks: set[asyncio.Task[None]] = field(default_factory=set)
 
@@ -141,6 +144,8 @@ class Kiosk:
         if self.store is None:
             self.store = BoardStore(self.settings.state_directory(), self.settings.place.id)
         self.watchdog_every = watchdog_period()
+        if self.monitor is None:
+            self.monitor = Monitor(self.settings)
 
     def restored_board(self) -> Board | None:
         """The board saved before the last stop, shown out of date until the feeds are live."""
@@ -181,7 +186,7 @@ class Kiosk:
         task.add_done_callback(self._tasks.discard)
 
     def tick(self, app: LobbyApp) -> None:
-        """Every second on the UI loop: the watchdog ping and the (spaced) board save."""
+        """Every second on the UI loop: the watchdog ping, the (spaced) board save and health."""
         if self.watchdog_every is not None:
             now = loop_time()
             if now - self._last_watchdog >= self.watchdog_every:
@@ -189,9 +194,13 @@ class Kiosk:
                 self.notifier.watchdog()
         assert self.store is not None
         self.store.save(app.board, datetime.now(UTC), wait=False)
+        if self.monitor is not None:
+            self.monitor.tick(app.board)
 
     def calls(self, calls: list[Call]) -> None:
-        """New calls and recalls, in order, to the announcer."""
+        """New calls and recalls, in order, to the announcer (and counted as shown)."""
+        if self.monitor is not None:
+            self.monitor.calls(len(calls))
         if self.announcer is not None:
             for call in calls:
                 self.announcer.submit(call)
