@@ -424,7 +424,7 @@ class FlightRecorder(Recorder):
         if writer is not None:
             assert self._opened_at is not None
             if now - self._opened_at >= self.chunk or self._too_big(writer, size):
-                self._close()
+                self._close(now)
                 writer = None
         if writer is None:
             writer = self._open(now)
@@ -464,10 +464,13 @@ class FlightRecorder(Recorder):
                 log.warning("flight recorder: the %s feed's records are too big to keep", feed)
         return writer
 
-    def _close(self) -> None:
+    def _close(self, now: datetime) -> None:
         writer, self._writer = self._writer, None
         if writer is not None:
             writer.close()
+            # Its modification time says when it ended, on the recorder's clock (pruning reads it).
+            stamp = now.timestamp()
+            os.utime(writer.path, (stamp, stamp))
 
     def _drop_writer(self) -> None:
         writer, self._writer = self._writer, None
@@ -484,13 +487,15 @@ class FlightRecorder(Recorder):
                 sizes[path] = path.stat().st_size
             except OSError:
                 sizes[path] = 0
-        # A file covers the time until the next one starts: it is past the window when the next
-        # one started before the window.
+        # A file covers the time until it was closed (its modification time) or the next one
+        # started: it is past the window when that is before the window.
         starts = [_name_time(path) for path in closed]
         keep = list(closed)
         for index, path in enumerate(closed):
             following = starts[index + 1] if index + 1 < len(closed) else None
-            ended = following or datetime.fromtimestamp(_mtime(path), UTC)
+            ended = datetime.fromtimestamp(_mtime(path), UTC)
+            if following is not None:
+                ended = min(ended, following)
             if ended < now - self.window:
                 self._delete(path)
                 keep.remove(path)
@@ -509,7 +514,7 @@ class FlightRecorder(Recorder):
     def close(self) -> None:
         """Finish the current file."""
         try:
-            self._close()
+            self._close(self.clock())
         except OSError as error:
             log.warning("flight recorder: cannot finish its file: %s", error)
 

@@ -1,0 +1,219 @@
+"""The recording format: written and read back, tolerant of bad lines and of a file cut short,
+free of secrets; the flight recorder's files bounded in time and in bytes."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import logging
+import os
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from lobby_display.recording import (
+    FileRecorder,
+    FlightRecorder,
+    Message,
+    RecordingError,
+    RecordingWriter,
+    flight_files,
+    read_recording,
+    start_line,
+)
+from lobby_display.redaction import register_secret
+from lobby_display.updates import Feed
+
+T0 = datetime(2026, 11, 24, 9, 0, tzinfo=UTC)
+
+
+class Clock:
+    """A clock the test moves."""
+
+    def __init__(self) -> None:
+        self.now = T0
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += timedelta(seconds=seconds)
+
+
+def start() -> object:
+    return start_line(
+        place="P1",
+        service_url="https://user:pass@display.example.net/v1?key=K",
+        langs=["fr_FR"],
+        at=T0,
+    )
+
+
+def test_a_recording_reads_back_in_order_with_its_arrival_times(tmp_path: Path) -> None:
+    clock = Clock()
+    recorder = FileRecorder(tmp_path / "r.jsonl.gz", start(), clock)  # type: ignore[arg-type]
+    recorder.message(Feed.TICKETS, '{"totalCount":0,"tickets":[]}', True)
+    clock.advance(2.5)
+    recorder.answer("places/P1/queues", {"langs": "fr_FR"}, {"Q1": {"queueId": "Q1"}})
+    clock.advance(1)
+    recorder.message(Feed.COUNTERS, "not json at all", False)
+    recorder.close()
+
+    recording = read_recording(tmp_path / "r.jsonl.gz")
+    assert recording.start is not None and recording.start.place == "P1"
+    assert recording.start.service == "https://display.example.net"
+    kinds = [(line.kind, line.at - T0) for line in recording.lines]
+    assert kinds == [
+        ("message", timedelta(0)),
+        ("answer", timedelta(seconds=2.5)),
+        ("message", timedelta(seconds=3.5)),
+    ]
+    last = recording.lines[2]
+    assert isinstance(last, Message) and last.data == "not json at all"
+    assert recording.seconds == 3.5
+
+
+def test_no_key_token_or_secret_field_is_written(tmp_path: Path) -> None:
+    register_secret("s3cr3t-api-key-value")
+    recorder = FileRecorder(tmp_path / "r.jsonl.gz", start())  # type: ignore[arg-type]
+    recorder.answer(
+        "/queues/tickets/currents",
+        {"key": "s3cr3t-api-key-value", "page": "2", "token": "tok-123456"},
+        {"apiKey": "another-key", "tickets": [], "note": "s3cr3t-api-key-value"},
+    )
+    recorder.message(Feed.QUEUES, '{"echo": "s3cr3t-api-key-value"}', False)
+    recorder.close()
+    text = gzip.decompress((tmp_path / "r.jsonl.gz").read_bytes()).decode()
+    for secret in ("s3cr3t-api-key-value", "another-key", "tok-123456", "user:pass", "key=K"):
+        assert secret not in text
+    answer = read_recording(tmp_path / "r.jsonl.gz").lines[0]
+    assert answer.kind == "answer" and answer.query == {"page": "2"}
+
+
+def test_bad_lines_are_skipped_and_named_by_their_number(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "r.jsonl.gz"
+    good = Message(at=T0, feed=Feed.TICKETS, first=True, data="{}").model_dump_json()
+    lines = [
+        start().model_dump_json(),  # type: ignore[attr-defined]
+        good,
+        "{not json",
+        json.dumps({"kind": "message", "at": "2026-11-24T09:00:01Z", "feed": "parking"}),
+        good,
+    ]
+    path.write_bytes(gzip.compress(("\n".join(lines) + "\n").encode()))
+    with caplog.at_level(logging.WARNING):
+        recording = read_recording(path)
+    assert len(recording.lines) == 2 and recording.skipped == 2
+    messages = [record.getMessage() for record in caplog.records]
+    assert any("line 3 skipped" in message for message in messages)
+    assert any("line 4 skipped" in message and "feed" in message for message in messages)
+
+
+def test_a_file_never_closed_keeps_what_was_flushed(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "cut.jsonl.gz"
+    writer = RecordingWriter(path)
+    writer.write(start())  # type: ignore[arg-type]
+    for second in range(3):
+        writer.write(Message(at=T0 + timedelta(seconds=second), feed=Feed.QUEUES, data="{}"))
+    writer.flush()  # and the power goes: no gzip trailer
+    with caplog.at_level(logging.WARNING):
+        recording = read_recording(path)
+    assert len(recording.lines) == 3
+    assert any("ends early" in record.getMessage() for record in caplog.records)
+    assert oct(os.stat(path).st_mode & 0o777) == "0o600"
+
+
+def test_a_file_that_is_not_a_recording_is_refused_with_its_name(tmp_path: Path) -> None:
+    path = tmp_path / "notes.txt"
+    path.write_text("hello\nworld\n")
+    with pytest.raises(RecordingError, match=r"notes\.txt"):
+        read_recording(path)
+    with pytest.raises(RecordingError, match=r"missing\.gz"):
+        read_recording(tmp_path / "missing.gz")
+    future = tmp_path / "future.jsonl"
+    future.write_text(start().model_copy(update={"version": 99}).model_dump_json() + "\n")  # type: ignore[attr-defined]
+    with pytest.raises(RecordingError, match="version 99"):
+        read_recording(future)
+
+
+def _flight_bytes(state: Path) -> int:
+    return sum(path.stat().st_size for path in flight_files(state))
+
+
+def test_the_flight_recorder_stays_within_its_byte_cap(tmp_path: Path) -> None:
+    clock = Clock()
+    cap = 64_000
+    flight = FlightRecorder(tmp_path, start(), minutes=30, max_bytes=cap, clock=clock)  # type: ignore[arg-type]
+    flight.follow(Feed.QUEUES, lambda: {"data": {"Q1": {"queueId": "Q1"}}})
+    largest = 0
+    for number in range(4000):
+        clock.advance(0.2)
+        # Random-looking data compresses badly: the cap is reached in minutes, not hours.
+        flight.message(Feed.TICKETS, json.dumps({"n": number, "x": os.urandom(48).hex()}), False)
+        largest = max(largest, _flight_bytes(tmp_path))
+    flight.close()
+    assert largest <= cap
+    assert len(flight_files(tmp_path)) >= 3, "no rotation happened"
+    # The newest file holds the last message; older ones went to keep the cap.
+    newest = read_recording(flight_files(tmp_path)[-1])
+    assert json.loads(newest.lines[-1].data)["n"] == 3999  # type: ignore[union-attr]
+
+
+def test_the_flight_recorder_keeps_its_minutes_and_each_file_replays_alone(
+    tmp_path: Path,
+) -> None:
+    clock = Clock()
+    flight = FlightRecorder(tmp_path, start(), minutes=10, clock=clock)  # type: ignore[arg-type]
+    flight.message(Feed.COUNTERS, '{"C1": {"counterId": "C1"}}', True)
+    flight.follow(Feed.COUNTERS, lambda: {"C1": {"counterId": "C1", "value": "now"}})
+    for _ in range(60 * 60 // 5):  # an hour, a message every 5 s
+        clock.advance(5)
+        flight.message(Feed.COUNTERS, '{"counterId": "C1"}', False)
+    flight.close()
+    files = flight_files(tmp_path)
+    oldest = read_recording(files[0])
+    assert oldest.start is not None
+    # Kept: the last 10 minutes, and at most one file (10 / 6 minutes) more.
+    assert T0 + timedelta(minutes=60 - 10 - 10 / 6) <= oldest.start.at
+    assert oldest.start.at <= T0 + timedelta(minutes=50)
+    checkpoint = oldest.lines[0]
+    assert isinstance(checkpoint, Message) and checkpoint.first and checkpoint.checkpoint
+    assert json.loads(checkpoint.data) == {"C1": {"counterId": "C1", "value": "now"}}
+    whole = read_recording(tmp_path / "flight")
+    assert whole.lines[-1].at == clock.now
+
+
+def test_flight_files_lists_only_the_recorders_files_oldest_first(tmp_path: Path) -> None:
+    assert flight_files(tmp_path) == []
+    folder = tmp_path / "flight"
+    folder.mkdir()
+    for name in (
+        "flight-20261124T090500.000000Z.jsonl.gz",
+        "flight-20261124T090000.000000Z.jsonl.gz",
+        "notes.txt",
+        "flight-old.jsonl.gz",
+    ):
+        (folder / name).write_bytes(b"")
+    assert [path.name for path in flight_files(tmp_path)] == [
+        "flight-20261124T090000.000000Z.jsonl.gz",
+        "flight-20261124T090500.000000Z.jsonl.gz",
+    ]
+
+
+def test_a_flight_recorder_that_cannot_write_does_not_stop_the_feeds(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    blocker = tmp_path / "flight"
+    blocker.write_text("a file where the folder should be")
+    flight = FlightRecorder(tmp_path, start(), minutes=5)  # type: ignore[arg-type]
+    with caplog.at_level(logging.WARNING):
+        for _ in range(3):
+            flight.message(Feed.TICKETS, "{}", False)
+    flight.close()
+    warnings = [record for record in caplog.records if "flight recorder" in record.getMessage()]
+    assert len(warnings) == 1
