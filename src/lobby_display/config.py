@@ -245,6 +245,14 @@ class StateSettings(Section):
     """Directory for the cached API key and the last board; systemd's `$STATE_DIRECTORY` wins
     when set."""
 
+    record_minutes: float = Field(default=30.0, ge=0, le=1440)
+    """Flight recorder: the last minutes of the feeds kept in `flight/` under the state
+    directory, as `lobby-display record` writes them (`lobby-display replay` serves them,
+    `lobby-display report` bundles them). 0 turns it off."""
+
+    record_max_mb: float = Field(default=16.0, ge=1, le=1024)
+    """Most the flight recorder's files may take together, in MiB (the oldest go first)."""
+
 
 class LogSettings(Section):
     """`[log]`: logging (never onto the screen)."""
