@@ -170,6 +170,8 @@ class Context:
     root: Path | None
     system: System
     accounts: Accounts
+    #: Whether the live steps run (not under --root, unless a test runs them against fakes).
+    live: bool = False
     changed: list[str] = field(default_factory=list)
     units_changed: bool = False
     wall_changed: bool = False
@@ -436,7 +438,7 @@ def execute(plan: Plan, ctx: Context, *, dry_run: bool, out: TextIO) -> int:
     committed = False
     would = 0
     for step in plan.steps:
-        if step.live and ctx.root is not None:
+        if step.live and not ctx.live:
             print(f"  skipped  {step.title} (skipped under --root: needs this machine)", file=out)
             continue
         try:
@@ -520,6 +522,8 @@ class Request:
     dry_run: bool = False
     packages: bool = True
     resolution: tuple[int, int] | None = None
+    #: Run the live steps even under --root (tests, with stand-ins for systemctl on $PATH).
+    live_under_root: bool = False
 
 
 def install(request: Request, *, out: TextIO | None = None, system: System | None = None) -> int:
@@ -563,7 +567,8 @@ def plan_install(
     if root is not None:
         root = root.resolve()
     system = system if system is not None else System(root, out=out)
-    ctx = Context(root=root, system=system, accounts=Accounts(root))
+    live = root is None or request.live_under_root
+    ctx = Context(root=root, system=system, accounts=Accounts(root), live=live)
     source = source_directory()
     unit = form.unit(name)
     refuse_conflicts(ctx, name, form)
@@ -606,7 +611,7 @@ def plan_install(
                 Command(
                     ctx,
                     "enable and start seatd.service (the screen's seat)",
-                    run=lambda: system.systemctl("enable", "--now", "seatd.service"),
+                    run=lambda: system.manager("enable", "--now", "seatd.service"),
                     done=lambda: (
                         system.unit_file_state("seatd.service") == "enabled"
                         and system.is_active("seatd.service")
@@ -679,7 +684,7 @@ def plan_install(
         Command(
             ctx,
             "reload systemd's units (systemctl daemon-reload)",
-            run=lambda: system.systemctl("daemon-reload"),
+            run=lambda: system.manager("daemon-reload"),
             done=lambda: not ctx.units_changed,
             live=True,
         )
@@ -727,14 +732,14 @@ def plan_install(
             Command(
                 ctx,
                 f"restart {WALL_UNIT} (its files changed; every screen restarts with it)",
-                run=lambda: system.systemctl("restart", WALL_UNIT),
+                run=lambda: system.manager("restart", WALL_UNIT),
                 done=lambda: not ctx.wall_changed or not system.is_active(WALL_UNIT),
                 live=True,
             )
         )
 
     def start() -> None:
-        system.systemctl("restart" if system.is_active(unit) else "start", unit)
+        system.manager("restart" if system.is_active(unit) else "start", unit)
 
     steps.append(
         Command(
@@ -748,7 +753,7 @@ def plan_install(
     )
 
     def finish() -> list[str]:
-        if root is not None:
+        if not ctx.live:
             return [f"{unit} is installed under {root}"]
         state = system.wait_ready(unit)
         status = state.get("StatusText", "")
@@ -910,7 +915,7 @@ def uninstall(
         if root is not None:
             root = root.resolve()
         system = system if system is not None else System(root, out=out)
-        ctx = Context(root=root, system=system, accounts=Accounts(root))
+        ctx = Context(root=root, system=system, accounts=Accounts(root), live=root is None)
         if root is None and not dry_run:
             if os.geteuid() != 0:
                 raise Refused("run as root")
@@ -938,7 +943,7 @@ def plan_uninstall(ctx: Context, name: str, purge: bool) -> Plan:
             Command(
                 ctx,
                 f"stop {unit}",
-                run=partial(system.systemctl, "stop", unit),
+                run=partial(system.manager, "stop", unit),
                 done=lambda unit=unit: not system.is_active(unit),  # type: ignore[misc]
                 live=True,
             ),
@@ -976,7 +981,7 @@ def plan_uninstall(ctx: Context, name: str, purge: bool) -> Plan:
                 Command(
                     ctx,
                     f"stop {WALL_UNIT} (no screen left)",
-                    run=partial(system.systemctl, "stop", WALL_UNIT),
+                    run=partial(system.manager, "stop", WALL_UNIT),
                     done=lambda: not system.is_active(WALL_UNIT),
                     live=True,
                 ),
@@ -1003,7 +1008,7 @@ def plan_uninstall(ctx: Context, name: str, purge: bool) -> Plan:
         Command(
             ctx,
             "reload systemd's units (systemctl daemon-reload)",
-            run=partial(system.systemctl, "daemon-reload"),
+            run=partial(system.manager, "daemon-reload"),
             done=lambda: not ctx.units_changed,
             live=True,
         )

@@ -38,8 +38,10 @@ class System:
         out: TextIO | None = None,
         environ: Mapping[str, str] | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        systemd_runtime: Path = SYSTEMD_RUNTIME,
     ) -> None:
         self.root = root
+        self.systemd_runtime = systemd_runtime
         self.out = out if out is not None else sys.stdout
         self.environ = dict(os.environ if environ is None else environ)
         self.sleep = sleep
@@ -93,7 +95,7 @@ class System:
 
     def require_systemd(self, what: str) -> None:
         """Raise unless systemd runs this machine (PID 1) and systemctl answers."""
-        if not SYSTEMD_RUNTIME.is_dir():
+        if not self.systemd_runtime.is_dir():
             raise SystemError_(
                 f"cannot {what}: systemd is not running on this machine (PID 1 is not systemd). "
                 "Install on the screen's PC itself, or write a tree with --root DIR"
@@ -128,12 +130,16 @@ class System:
     # ----------------------------------------------------------------------------------------
     # systemd
 
-    def systemctl(self, *args: str, capture: bool = True) -> subprocess.CompletedProcess[str]:
-        """systemctl on this machine, or on the tree with --root (which needs no systemd)."""
+    def systemctl(self, *args: str) -> subprocess.CompletedProcess[str]:
+        """systemctl on unit files (enable, disable, mask, unmask): this machine's, or the
+        tree's with --root (which needs no running systemd)."""
         prefix = ["systemctl", f"--root={self.root}"] if self.root is not None else ["systemctl"]
-        if self.root is None:
-            self.require_systemd(f"run systemctl {' '.join(args)}")
-        return self.run([*prefix, *args], capture=capture)
+        return self.run([*prefix, *args])
+
+    def manager(self, *args: str) -> subprocess.CompletedProcess[str]:
+        """systemctl asking the running systemd (daemon-reload, start, restart, stop)."""
+        self.require_systemd(f"run systemctl {' '.join(args)}")
+        return self.run(["systemctl", *args])
 
     def unit_file_state(self, unit: str) -> str:
         """`systemctl is-enabled`'s word for `unit` (enabled, disabled, masked, ...; "" when
