@@ -122,7 +122,7 @@ def test_label_values_are_escaped(tmp_path: Path) -> None:
         pid=1,
         started_at=NOW,
         written_at=NOW,
-        feeds={feed: {"status": FeedStatus.LIVE} for feed in Feed},  # type: ignore[misc]
+        feeds={feed: {"status": FeedStatus.LIVE} for feed in Feed},
     )
     values = samples(metrics_text(health), screen=place)
     assert values[("lobby_display_info", (("place", place), ("version", __version__)))] == 1
