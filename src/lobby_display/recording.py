@@ -26,14 +26,17 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import IO, Annotated, Any, Final, Literal
+from typing import IO, TYPE_CHECKING, Annotated, Any, Final, Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from lobby_display import __version__
-from lobby_display.redaction import redact
+from lobby_display.redaction import may_hold_secret, redact
 from lobby_display.updates import Feed
+
+if TYPE_CHECKING:
+    from lobby_display.config import Settings
 
 log = logging.getLogger(__name__)
 
@@ -121,10 +124,15 @@ def clean_query(query: Mapping[str, str]) -> dict[str, str]:
     return {name: value for name, value in query.items() if name.lower() not in SECRET_NAMES}
 
 
+def mask(text: str) -> str:
+    """`text` with every secret masked (`redaction.redact`, skipped when none can be in it)."""
+    return redact(text) if may_hold_secret(text) else text
+
+
 def scrub(value: Any) -> Any:
     """A JSON value with secret fields dropped and every string's secrets masked."""
     if isinstance(value, str):
-        return redact(value)
+        return mask(value)
     if isinstance(value, Mapping):
         return {
             str(name): scrub(item)
@@ -166,9 +174,9 @@ class RecordingWriter:
         """Bytes written since the last flush (not yet counted in `size`)."""
         self.lines = 0
 
-    def write(self, line: Start | Message | Answer) -> int:
-        """Write one line; returns its size before compression."""
-        data = dump_line(line)
+    def write(self, line: Start | Message | Answer | bytes) -> int:
+        """Write one line (or its `dump_line` bytes); returns its size before compression."""
+        data = line if isinstance(line, bytes) else dump_line(line)
         self._gzip.write(data)
         self.pending += len(data)
         self.lines += 1
@@ -201,7 +209,7 @@ class Recorder:
 
     def message(self, feed: Feed, data: str, first: bool) -> None:
         """A feed's message arrived (its data as sent)."""
-        self.write(Message(at=self.clock(), feed=feed, first=first, data=redact(data)))
+        self.write(Message(at=self.clock(), feed=feed, first=first, data=mask(data)))
 
     def follow(self, feed: Feed, records: Callable[[], Any]) -> None:
         """A feed's connection is live: `records()` gives its records now, as a first message."""
@@ -415,7 +423,8 @@ class FlightRecorder(Recorder):
             self._drop_writer()
 
     def _write(self, line: Message | Answer) -> None:
-        size = len(dump_line(line))
+        data = dump_line(line)
+        size = len(data)
         if size + 1024 > self.chunk_bytes:
             log.warning("flight recorder: a %s of %d bytes is too big to keep", line.kind, size)
             return
@@ -428,7 +437,7 @@ class FlightRecorder(Recorder):
                 writer = None
         if writer is None:
             writer = self._open(now)
-        writer.write(line)
+        writer.write(data)
         if self._flushed_at is None or (now - self._flushed_at).total_seconds() >= FLUSH_EVERY:
             writer.flush()
             self._flushed_at = now
@@ -456,7 +465,7 @@ class FlightRecorder(Recorder):
                 feed=feed,
                 first=True,
                 checkpoint=True,
-                data=redact(json.dumps(records(), ensure_ascii=False, separators=(",", ":"))),
+                data=mask(json.dumps(records(), ensure_ascii=False, separators=(",", ":"))),
             )
             if writer.pending + len(dump_line(checkpoint)) < self.chunk_bytes // 2:
                 writer.write(checkpoint)
@@ -553,4 +562,26 @@ def start_line(
         langs=list(langs),
         queues=list(queues),
         counters=list(counters),
+    )
+
+
+def flight_recorder(settings: Settings, clock: Clock = utc_now) -> FlightRecorder | None:
+    """The kiosk's flight recorder as `[state]` asks (None when `record_minutes` is 0)."""
+    state = settings.state
+    if state.record_minutes <= 0:
+        return None
+    start = start_line(
+        place=settings.place.id,
+        service_url=settings.service.display_url,
+        langs=settings.display.locales,
+        queues=settings.place.queues,
+        counters=settings.place.counters,
+        at=clock(),
+    )
+    return FlightRecorder(
+        settings.state_directory(),
+        start,
+        minutes=state.record_minutes,
+        max_bytes=int(state.record_max_mb * 1024 * 1024),
+        clock=clock,
     )

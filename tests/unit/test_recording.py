@@ -19,10 +19,11 @@ from lobby_display.recording import (
     RecordingError,
     RecordingWriter,
     flight_files,
+    mask,
     read_recording,
     start_line,
 )
-from lobby_display.redaction import register_secret
+from lobby_display.redaction import may_hold_secret, redact, register_secret
 from lobby_display.updates import Feed
 
 T0 = datetime(2026, 11, 24, 9, 0, tzinfo=UTC)
@@ -217,3 +218,26 @@ def test_a_flight_recorder_that_cannot_write_does_not_stop_the_feeds(
     flight.close()
     warnings = [record for record in caplog.records if "flight recorder" in record.getMessage()]
     assert len(warnings) == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "GET /v1/places?key=abcdef123456",
+        '{"apiKey": "abcdef123456"}',
+        "Authorization: Bearer abc.def.ghi",
+        "-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----",
+        'jwtToken="abcdef123456"',
+        "an echo of known-secret-value-42",
+    ],
+)
+def test_the_quick_secret_test_never_lets_a_secret_through(text: str) -> None:
+    register_secret("known-secret-value-42")
+    assert may_hold_secret(text)
+    assert mask(text) == redact(text) != text
+
+
+def test_text_without_any_hint_is_left_alone_quickly() -> None:
+    text = '{"ticketId": "T1", "label": "A031", "state": 200}'
+    assert not may_hold_secret(text)
+    assert mask(text) == text == redact(text)
