@@ -3,7 +3,7 @@
 Every `WRITE_EVERY_SECONDS` the kiosk writes its health (`Health`): to `health.json` in its
 runtime directory (else its state directory), which `lobby-display status` reads, and, when
 `[monitoring] textfile` is set, in the Prometheus text format to that file. Both are replaced
-atomically (a temp file in the same directory, then a rename), off the UI's loop.
+atomically (a temp file in the same directory, then a rename; not synced), off the UI's loop.
 """
 
 from __future__ import annotations
@@ -177,7 +177,11 @@ class Monitor:
                 # Not made here: a directory made for us would be unreadable by node-exporter.
                 raise FileNotFoundError(f"the directory {path.parent} does not exist")
             write_atomically(
-                path, text, 0o600 if private else TEXTFILE_MODE, private_parent=private
+                path,
+                text,
+                0o600 if private else TEXTFILE_MODE,
+                private_parent=private,
+                sync=False,  # rewritten every few seconds: no sync to wear the flash
             )
         except OSError as error:
             if path not in self._warned:

@@ -147,3 +147,65 @@ def test_an_unwritable_bundle_path_fails_with_a_message(
     )
     assert done.returncode == 1
     assert "cannot write" in done.stderr and "Traceback" not in done.stderr
+
+
+def fake_journalctl(directory: Path, output: str, *, echo: bool = True) -> dict[str, str]:
+    """An environment whose `journalctl` prints its arguments (with `echo`), then `output`."""
+    directory.mkdir()
+    program = directory / "journalctl"
+    arguments = 'echo "journalctl $*"\n' if echo else ""
+    program.write_text(f'#!/bin/sh\n{arguments}cat <<"END"\n{output}\nEND\n')
+    program.chmod(0o755)
+    env = environment()
+    env["PATH"] = f"{directory}:{env.get('PATH', '/usr/bin:/bin')}"
+    return env
+
+
+def report_of(config: Path, env: dict[str, str], tmp_path: Path) -> dict[str, str]:
+    bundle = tmp_path / "report.tar.gz"
+    done = subprocess.run(
+        [PROGRAM, "report", "--config", str(config), "--out", str(bundle)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return members(bundle)
+
+
+def test_without_a_log_file_the_log_comes_from_the_journal(
+    simulator: SimulatorServer, tmp_path: Path
+) -> None:
+    config = simulator.write_config(tmp_path)  # no [log] file: the journal under the units
+    (tmp_path / "state" / KEY_CACHE_NAME).write_text(json.dumps({"apiKey": CACHED_KEY}))
+    env = fake_journalctl(
+        tmp_path / "bin",
+        f"Nov 24 10:00:01 box lobby-display[812]: feeds: GET /v1/x?key={CACHED_KEY} failed\n"
+        f"Nov 24 10:00:02 box lobby-display[812]: quoted {CACHED_KEY} in prose",
+    )
+    texts = report_of(config, env, tmp_path)
+    log = texts["log.txt"]
+    # The units of the screen named like its config file (config.toml: "config").
+    assert "-u lobby-display-kiosk@config.service" in log
+    assert "-u lobby-display-console@config.service" in log
+    assert "-n 5000" in log
+    assert "lobby-display[812]: feeds: GET /v1/x?key=*** failed" in log
+    assert CACHED_KEY not in log
+    assert "log.txt: the screen's last journal entries" in texts["MANIFEST.txt"]
+
+
+def test_an_empty_journal_falls_back_to_the_log_file_in_the_state_directory(
+    simulator: SimulatorServer, tmp_path: Path
+) -> None:
+    config = simulator.write_config(tmp_path)
+    env = fake_journalctl(tmp_path / "bin", "-- No entries --", echo=False)
+    texts = report_of(config, env, tmp_path)
+    assert "log.txt" not in texts
+    assert (
+        "the journal has no entries of lobby-display-kiosk@config.service"
+        in (texts["MANIFEST.txt"])
+    )
+    (tmp_path / "state" / "lobby-display.log").write_text("2026-11-24 INFO started\n")
+    texts = report_of(config, env, tmp_path)
+    assert texts["log.txt"] == "2026-11-24 INFO started\n"
