@@ -36,7 +36,7 @@ from textual.containers import Horizontal, Vertical
 from textual.theme import Theme
 from textual.timer import Timer
 
-from lobby_display import messages, terminal_loss
+from lobby_display import messages
 from lobby_display.backoff import FIRST_DELAY, MAX_DELAY, Backoff
 from lobby_display.board import Board, BoardSettings, Changes
 from lobby_display.config import DisplaySettings, Settings
@@ -46,7 +46,6 @@ from lobby_display.graphics.terminal import Graphics, TerminalAnswers, choose
 from lobby_display.i18n import LocaleRotation, LocaleText
 from lobby_display.models import LOCALES
 from lobby_display.redaction import redact
-from lobby_display.service import install_signal_handlers, reload_config
 from lobby_display.updates import Call, FeedHealth, ReferenceData, Update
 from lobby_display.views import PART_FEED, Part
 from lobby_display.widgets.big_label import for_screenshot
@@ -183,6 +182,11 @@ class AppHooks:
     and never reaches the screen.
     """
 
+    started: Callable[[LobbyApp], object] | None = None
+    """Once, when the screen is mounted, before its first frame (the kiosk takes the process's
+    signals: `exit()` and `reload_settings()` are what it calls back)."""
+    stopped: Callable[[LobbyApp], object] | None = None
+    """Once, when the screen is unmounted (the kiosk gives the signals back)."""
     ready: Callable[[], object] | None = None
     """Once, when the first screen is drawn (systemd `READY=1`: before any network data)."""
     tick: Callable[[LobbyApp], object] | None = None
@@ -191,8 +195,6 @@ class AppHooks:
     """New calls and recalls to announce, in the order they happened."""
     health: Callable[[Board, datetime], object] | None = None
     """A feed's health changed (systemd `STATUS=`)."""
-    reloaded: Callable[[Settings], object] | None = None
-    """New settings were applied (after SIGHUP): for the parts outside the screen (sound)."""
 
 
 @dataclass(slots=True)
@@ -326,7 +328,6 @@ class LobbyApp(App[None], inherit_bindings=False):
         self._queues_timer: Timer | None = None
         self._queues_drawn_at = -math.inf
         self._thread_id = threading.get_ident()
-        self._undo_signals: Callable[[], None] | None = None
         self._ready_sent = False
         self._mounted = False
         self._settled = False
@@ -362,7 +363,7 @@ class LobbyApp(App[None], inherit_bindings=False):
 
     def on_mount(self) -> None:
         self._mounted = True
-        self._install_signal_handlers()
+        self._call_hook("started", self)
         self._mark_console()
         self._dirty.everything()
         if self._has_data:
@@ -375,9 +376,7 @@ class LobbyApp(App[None], inherit_bindings=False):
 
     def on_unmount(self) -> None:
         self._mounted = False
-        if self._undo_signals is not None:
-            self._undo_signals()
-            self._undo_signals = None
+        self._call_hook("stopped", self)
 
     def run(
         self,
@@ -716,7 +715,7 @@ class LobbyApp(App[None], inherit_bindings=False):
         self.screen.set_class(self.settings.display.theme == "console", "-console")
 
     def reload_settings(self, settings: Settings) -> None:
-        """Apply new settings (SIGHUP) without losing the board.
+        """Apply new settings (the kiosk's reload, on SIGHUP) without losing the board.
 
         Everything of `[display]` takes effect at once. Which queues and counters the board holds
         (`[place]`) is fixed for the board's life: changing them needs a restart.
@@ -736,37 +735,8 @@ class LobbyApp(App[None], inherit_bindings=False):
         self._dirty.everything()
         if self._mounted:
             self.tick()
-        self._call_hook("reloaded", settings)
-
-    def reload_from_file(self) -> None:
-        """Read the configuration file again and apply it; a bad file keeps the running settings."""
-        settings, problem = reload_config(None, self.settings)
-        if problem is None:
-            self.reload_settings(settings)
 
     # --- the rest of the program ------------------------------------------------------------------
-
-    def _install_signal_handlers(self) -> None:
-        try:
-            loop = asyncio.get_running_loop()
-            undo_loop = install_signal_handlers(loop, self.exit, self.reload_from_file)
-            # On a terminal, exits that do not wait on this loop (a lost terminal, a SIGTERM
-            # while it is stuck writing); a headless screen has no terminal to get stuck on.
-            undo_guard = (
-                None
-                if self.is_headless
-                else terminal_loss.guard(self.exit, call_soon=loop.call_soon_threadsafe)
-            )
-
-            def undo() -> None:
-                if undo_guard is not None:
-                    undo_guard()
-                undo_loop()
-
-            self._undo_signals = undo
-        except (NotImplementedError, RuntimeError, ValueError) as error:
-            # Not the main thread, or no signals on this platform: the screen still runs.
-            log.warning("signal handlers not installed: %s", error)
 
     # Textual prints an unexpected error's traceback, with local variables, to standard error
     # on the way out: under the console unit that is the TV. The details go to the log; the

@@ -14,8 +14,9 @@ from pathlib import Path
 
 from lobby_display.config import LOCALES, ConfigError, load_config
 from lobby_display.graphics.terminal import detect
-from lobby_display.kiosk import Kiosk, feeds_source
+from lobby_display.kiosk import Kiosk
 from lobby_display.service import setup_logging
+from lobby_display.source import feeds_source
 
 #: Locales shown by default: all nine, so a visitor of the demo sees every script.
 DEMO_LOCALES = LOCALES

@@ -7,7 +7,8 @@ imported on a helper thread, so the network's round trips overlap that work; wha
 before the screen is up is handed to it at once. The feeds then run as the app's source of
 updates; every second the UI loop pings the watchdog and saves the board (when it changed, at
 most every `state.SAVE_INTERVAL_SECONDS`); new calls go to the announcer; feed health goes to
-`systemctl status`. SIGUSR1 writes a screenshot for `lobby-display screenshot`.
+`systemctl status`. The process's signals are the kiosk's (`process.py`): stop, reload, and
+SIGUSR1 for a screenshot; the screen only hears `exit()` and `reload_settings()`.
 """
 
 from __future__ import annotations
@@ -15,25 +16,27 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-import functools
 import importlib
 import logging
-import signal
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lobby_display.auth import CredentialsError
-from lobby_display.backoff import Backoff
 from lobby_display.board import Board, BoardSettings
-from lobby_display.client import DisplayClient
-from lobby_display.config import ConfigError, Settings
-from lobby_display.feeds import Feeds, FeedTiming, load_reference
+from lobby_display.config import Settings
 from lobby_display.monitoring import Monitor
+from lobby_display.process import (
+    answer_screenshots,
+    reload_config,
+    screenshot_signal_path,
+    take_signals,
+)
 from lobby_display.service import Notifier, setup_logging, status_text, watchdog_period
+from lobby_display.source import Emit, feeds_source
 from lobby_display.state import BoardStore
-from lobby_display.updates import Call, Feed, FeedHealth, FeedStatus, Update
+from lobby_display.updates import Call, FeedHealth, Update
 
 if TYPE_CHECKING:
     from lobby_display.announce import Announcer
@@ -45,67 +48,6 @@ SCREEN_MODULE = "lobby_display.app"
 
 log = logging.getLogger(__name__)
 
-Emit = Callable[[Update], None]
-ClientFactory = Callable[[Settings], DisplayClient]
-
-
-def kiosk_client(settings: Settings) -> DisplayClient:
-    """The kiosk's REST client: developer tokens signed apart, so cryptography never loads here."""
-    return DisplayClient.from_settings(settings, sign_apart=True)
-
-
-def feeds_source(
-    settings: Settings,
-    *,
-    client_factory: ClientFactory = kiosk_client,
-    see: Emit | None = None,
-    known_ids: tuple[Sequence[str], Sequence[str]] = ((), ()),
-    timing: FeedTiming | None = None,
-) -> Source:
-    """The app's source of updates: the place's three feeds, with their reference data.
-
-    Credentials that cannot be read (a missing or unsafe key file) do not stop the screen: the
-    feeds report "refused" with the reason, and the file is read again after the reconnect
-    policy's delay (`lobby_display.backoff`: 1 s doubling to 30 s, jittered). `see`, when
-    given, is shown every update too (the `screenshot` command watches for live feeds).
-    `known_ids` are the queue and counter ids of the place at the last run (`saved_ids`): the
-    streams open with them while the reference data loads. `timing`: the feeds' reconnection
-    delays and limits (`FeedTiming()`'s by default; the reliability suite shortens them).
-    """
-    place_id = settings.place.id
-    langs = list(settings.display.locales)
-
-    async def source(emit: Emit) -> None:
-        def both(update: Update) -> None:
-            if see is not None:
-                see(update)
-            emit(update)
-
-        backoff = Backoff()
-        while True:
-            try:
-                client = client_factory(settings)
-            except (CredentialsError, ConfigError) as problem:
-                refused(both, f"credentials: {problem}")
-                await asyncio.sleep(backoff.next_delay())
-                continue
-            backoff.reset()
-            async with client:
-                feeds = Feeds(
-                    client,
-                    functools.partial(load_reference, client, place_id, langs),
-                    both,
-                    queue_ids=settings.place.queues,
-                    counter_ids=settings.place.counters,
-                    langs=langs,
-                    refresh_every=settings.service.reference_refresh_minutes * 60,
-                    known_ids=known_ids,
-                    timing=timing,
-                )
-                await feeds.run()
-
-    return source
-
 
 def saved_ids(board: Board | None) -> tuple[list[str], list[str]]:
     """The queue and counter ids a restored board shows (none without a board)."""
@@ -116,17 +58,10 @@ def saved_ids(board: Board | None) -> tuple[list[str], list[str]]:
     ]
 
 
-def refused(emit: Emit, error: str, feeds: Sequence[Feed] = tuple(Feed)) -> None:
-    """Report every feed as refused, with `error` (already free of secrets) as the reason."""
-    log.error("%s", error)
-    now = datetime.now(UTC)
-    for feed in feeds:
-        emit(FeedHealth(feed=feed, status=FeedStatus.REFUSED, at=now, error=error))
-
-
 @dataclass
 class Kiosk:
-    """What runs beside the screen: systemd notifications, the saved board, the announcer."""
+    """What runs beside the screen: the process's signals, systemd notifications, the saved
+    board, the announcer."""
 
     settings: Settings
     notifier: Notifier = field(default_factory=Notifier)
@@ -139,6 +74,7 @@ class Kiosk:
     """Writes the health for `lobby-display status` and node-exporter (monitoring.py)."""
     _last_watchdog: float = 0.0
     _tasks: set[asyncio.Task[None]] = field(default_factory=set)
+    _undo_signals: Callable[[], None] | None = None
 
     def __post_init__(self) -> None:
         if self.store is None:
@@ -153,16 +89,31 @@ class Kiosk:
         return self.store.load(BoardSettings.from_settings(self.settings), datetime.now(UTC))
 
     def hooks(self) -> AppHooks:
-        """The app's hooks into systemd, the store and the announcer."""
+        """The app's hooks into the process, systemd, the store and the announcer."""
         from lobby_display.app import AppHooks
 
         return AppHooks(
+            started=self.started,
+            stopped=self.stopped,
             ready=self.ready,
             tick=self.tick,
             calls=self.calls,
             health=self.health,
-            reloaded=self.reloaded,
         )
+
+    def started(self, app: LobbyApp) -> None:
+        """The screen is mounted (on its loop, before its first frame): SIGTERM and SIGINT end
+        it, SIGHUP reloads the configuration (`process.take_signals`; the PID file under
+        systemd)."""
+        self._undo_signals = take_signals(
+            app.exit, lambda: self.reload(app), terminal=not app.is_headless
+        )
+
+    def stopped(self, app: LobbyApp) -> None:
+        """The screen is gone: the signals' handlers and the PID file go with it."""
+        undo, self._undo_signals = self._undo_signals, None
+        if undo is not None:
+            undo()
 
     def ready(self) -> None:
         """The screen is up: tell systemd, start the sound, answer SIGUSR1 with a screenshot."""
@@ -178,7 +129,7 @@ class Kiosk:
         if self.announcer is not None:
             self._spawn(self.announcer.start())
         if self.app is not None:
-            self.install_screenshot_handler(self.app)
+            answer_screenshots(self.app.export_screenshot, self.screenshot_path)
 
     def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(work)
@@ -224,15 +175,22 @@ class Kiosk:
         ]
         self.notifier.status(status_text(reports))
 
-    def reloaded(self, settings: Settings) -> None:
-        """New settings after SIGHUP: sound follows them; the service section needs a restart.
+    def reload(self, app: LobbyApp) -> None:
+        """SIGHUP: read the config file again and apply it to the screen and the sound.
 
-        systemd hears `RELOADING=1` then `READY=1` (service.py's protocol; `Type=notify-reload`
-        waits for them), the screen's new settings being applied by then.
+        A bad file keeps the running settings (the reason is logged). systemd hears
+        `RELOADING=1` then `READY=1` (`Type=notify-reload` waits for them), the new settings
+        being applied by then; the `[service]` section needs a restart.
         """
+        settings, problem = reload_config(None, app.settings)
+        if problem is not None:
+            return
         self.notifier.reloading()
         try:
+            app.reload_settings(settings)
             self._reload_sound(settings)
+        except Exception:  # the screen goes on with what it could apply
+            log.exception("the new settings could not all be applied")
         finally:
             self.notifier.ready()
 
@@ -252,21 +210,9 @@ class Kiosk:
             self._spawn(old.stop())
         self._spawn(self.announcer.start())
 
-    def install_screenshot_handler(self, app: LobbyApp) -> None:
-        """SIGUSR1: write what the screen shows to the file `lobby-display screenshot` reads."""
-
-        def answer() -> None:
-            # Imported at the first request: most displays are never asked for a screenshot.
-            from lobby_display.ops.screenshot import export_screen, screenshot_signal_path
-
-            path = screenshot_signal_path(self.settings)
-            try:
-                export_screen(app, path)
-            except OSError as error:
-                log.warning("cannot write the screenshot %s: %s", path, error.strerror)
-
-        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-            asyncio.get_running_loop().add_signal_handler(signal.SIGUSR1, answer)
+    def screenshot_path(self) -> Path:
+        """Where SIGUSR1 writes what the screen shows (`lobby-display screenshot` reads it)."""
+        return screenshot_signal_path(self.settings)
 
 
 def loop_time() -> float:

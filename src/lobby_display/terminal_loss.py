@@ -1,6 +1,6 @@
 """Ends the process when its terminal is gone, or when SIGTERM cannot reach a blocked UI loop.
 
-The screen's signal handlers run on its event loop (`service.install_signal_handlers`). That
+The screen's signal handlers run on its event loop (`process.install_signal_handlers`). That
 loop can block for good in Textual's writer queue (`WriterThread.write`) once the terminal stops
 taking output: a closed terminal makes the writer thread die on EIO, a frozen one makes it wait,
 and then neither SIGHUP nor SIGTERM is ever acted on, while Textual's input thread spins on the

@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 
 from helpers.terminal import TerminalProgram
-from lobby_display.service import PID_FILE_NAME
+from lobby_display.process import PID_FILE_NAME
 from lobby_display.simulator import SimulatorServer
 from lobby_display.simulator.names import PLACE, SERVICES
 

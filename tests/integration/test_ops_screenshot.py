@@ -16,7 +16,7 @@ import pytest
 
 from helpers.needs import needs
 from lobby_display.cli import main
-from lobby_display.service import PID_FILE_NAME
+from lobby_display.process import PID_FILE_NAME
 from lobby_display.simulator import SimulatorServer
 
 #: A process that says it is lobby_display but has no SIGUSR1 handler: the signal would kill it.

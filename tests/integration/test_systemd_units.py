@@ -469,7 +469,8 @@ def test_the_program_runs_without_writable_executable_memory() -> None:
 PROBE = textwrap.dedent(
     """
     import asyncio, json, os, sys
-    from lobby_display.service import Notifier, install_signal_handlers, watchdog_period
+    from lobby_display.process import install_signal_handlers
+    from lobby_display.service import Notifier, watchdog_period
 
     async def main():
         notifier = Notifier()

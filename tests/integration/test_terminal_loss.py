@@ -21,7 +21,7 @@ STUCK = textwrap.dedent(
     """
     import asyncio, queue, sys
     from lobby_display import terminal_loss
-    from lobby_display.service import install_signal_handlers
+    from lobby_display.process import install_signal_handlers
 
     async def main():
         loop = asyncio.get_running_loop()

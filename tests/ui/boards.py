@@ -409,7 +409,6 @@ class Recorder:
     ticks: int = 0
     calls: list[list[Call]] = field(default_factory=list)
     health: int = 0
-    reloaded: list[Settings] = field(default_factory=list)
 
     def hooks(self) -> AppHooks:
         def on_ready() -> None:
@@ -426,7 +425,6 @@ class Recorder:
             tick=on_tick,
             calls=self.calls.append,
             health=on_health,
-            reloaded=self.reloaded.append,
         )
 
 
