@@ -346,7 +346,8 @@ class MonitoringSettings(Section):
     """File the screen writes its health to every few seconds, in the Prometheus text format, for
     node-exporter's textfile collector: a name ending in `.prom` in its directory (like
     "/var/lib/prometheus/node-exporter/lobby_display.prom"), which must exist and be writable by
-    the screen. Not set: not written (`lobby-display status` works without it)."""
+    the screen. Not set: not written (`lobby-display status` works without it). Read at start:
+    a change needs a restart."""
 
     @field_validator("textfile")
     @classmethod
