@@ -169,6 +169,7 @@ class Checks:
             await self.check_service(account)
         await self.check_sound()
         self.check_fonts()
+        self.check_monitoring()
 
     # --- local ---------------------------------------------------------------------------------
 
@@ -599,6 +600,31 @@ class Checks:
             )
         if found:
             self.report.ok("fonts", "; ".join(found))
+
+    def check_monitoring(self) -> None:
+        """With `[monitoring] textfile`: can the screen write node-exporter's file there?"""
+        textfile = self.settings.monitoring.textfile
+        if textfile is None:
+            return
+        directory = textfile.parent
+        fix = (
+            f"the directory node-exporter's textfile collector reads, writable by the display's "
+            f"user (setfacl -m u:lobby-display:rwx {directory}) and, under the units, "
+            f"ReadWritePaths={directory} in a drop-in (docs/operations.md); run check as that user"
+        )
+        if not directory.is_dir():
+            self.report.fail(
+                "monitoring", f"{directory} does not exist: {textfile.name} cannot be written", fix
+            )
+            return
+        try:
+            with tempfile.NamedTemporaryFile(dir=directory, prefix=".check-", suffix=".tmp"):
+                pass
+        except OSError as error:
+            reason = error.strerror or type(error).__name__
+            self.report.fail("monitoring", f"{directory} is not writable: {reason}", fix)
+            return
+        self.report.ok("monitoring", f"{textfile} can be written (node-exporter's textfile)")
 
 
 async def first_message(client: DisplayClient, decoder: Decoder, bound: float) -> FirstMessage:
