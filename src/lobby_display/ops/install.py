@@ -316,8 +316,8 @@ class MakeDirectory(Step):
 class Remove(Step):
     """A file or a directory tree that must not be there (with what it held)."""
 
-    def __init__(self, ctx: Context, path: str, what: str = "") -> None:
-        super().__init__(ctx, f"remove {path}{' (' + what + ')' if what else ''}")
+    def __init__(self, ctx: Context, path: str, what: str = "", *, title: str = "") -> None:
+        super().__init__(ctx, title or f"remove {path}{' (' + what + ')' if what else ''}")
         self.path = ctx.path(path)
 
     def is_done(self) -> bool:
@@ -640,7 +640,9 @@ def plan_install(
         )
     dropin = f"{UNIT_DIR}/{unit}.d/credentials.conf"
     if credentials.dropin is None:
-        steps.append(RemoveUnitFile(ctx, dropin, "the default key file is used"))
+        steps.append(
+            RemoveUnitFile(ctx, dropin, title=f"no drop-in {dropin} (the unit's own key file)")
+        )
     else:
         steps.append(
             UnitFile(ctx, dropin, credentials.dropin.encode(), what=credentials.dropin_why)
