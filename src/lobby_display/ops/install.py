@@ -10,6 +10,7 @@ What the steps do is docs/deployment.md's manual steps, in the same order.
 
 from __future__ import annotations
 
+import abc
 import argparse
 import contextlib
 import os
@@ -187,7 +188,7 @@ class Context:
 # Steps
 
 
-class Step:
+class Step(abc.ABC):
     """One thing to do; `live` steps need this machine's systemd or apt, skipped under --root."""
 
     live = False
@@ -204,20 +205,20 @@ class Step:
         self.ctx = ctx
         self.title = title
 
+    @abc.abstractmethod
     def is_done(self) -> bool:
-        raise NotImplementedError
+        """Whether the machine (or the tree) is already as this step would leave it."""
 
+    @abc.abstractmethod
     def apply(self) -> None:
-        raise NotImplementedError
+        """Do it; raises `SystemError_`, `InstallError` or `OSError` on failure."""
 
-    def undo(self) -> None:
+    def undo(self) -> None:  # noqa: B027  (most steps have nothing to put back)
         """Put back what `apply` changed (files); steps that cannot say nothing."""
 
 
 class WriteFile(Step):
     """A file with exactly this content, owner, group and mode (written atomically)."""
-
-    is_wall = False
 
     def __init__(
         self,
@@ -462,12 +463,13 @@ def execute(plan: Plan, ctx: Context, *, dry_run: bool, out: TextIO) -> int:
             would += step.changes
             continue
         print(f"  {'doing' if step.changes else 'running'}    {step.title}", file=out)
+        # From the (re)start on, the unit runs on the new files: a failure leaves them.
+        committed |= step.commits
         try:
             step.apply()
         except (SystemError_, InstallError, OSError) as error:
             return _fail(step, str(error), applied, committed, out)
         applied.append(step)
-        committed |= step.commits
     if dry_run:
         print(
             f"dry run: {would} change{'s' if would != 1 else ''} to make; nothing was written",
@@ -492,14 +494,14 @@ def execute(plan: Plan, ctx: Context, *, dry_run: bool, out: TextIO) -> int:
 def _fail(step: Step, reason: str, applied: list[Step], committed: bool, out: TextIO) -> int:
     print(f"failed: {step.title}:\n  {reason}", file=out)
     if committed:
-        print("the unit was already (re)started with the new files; they stay", file=out)
+        print("the unit was (re)started with the new files; they stay", file=out)
         return EXIT_FAILED
     restored = 0
     for done in reversed(applied):
         try:
             done.undo()
             restored += isinstance(done, (WriteFile, MakeDirectory))
-        except OSError as error:
+        except (OSError, SystemError_) as error:
             print(f"  could not put back: {done.title}: {error}", file=out)
     if restored:
         print(f"the {restored} file(s) this run wrote were put back as they were", file=out)
