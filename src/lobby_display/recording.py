@@ -53,6 +53,9 @@ FLIGHT_SUFFIX: Final = ".jsonl.gz"
 _FLIGHT_NAME: Final = re.compile(r"^flight-\d{8}T\d{6}(?:\.\d{6})?Z(?:-\d+)?\.jsonl\.gz$")
 #: Default byte cap of the flight recorder (all its files together).
 DEFAULT_FLIGHT_BYTES: Final = 16 * 1024 * 1024
+#: REST routes whose answers the flight recorder does not repeat in each file (the tickets'
+#: checkpoint holds them all).
+_TICKET_ROUTES: Final = "/queues/tickets/"
 #: Seconds between flushes of a recording to disk (a line older than that survives a crash).
 FLUSH_EVERY: Final = 1.0
 
@@ -382,8 +385,9 @@ class FlightRecorder(Recorder):
     A file is closed when it covers `chunk` of time or reaches a quarter of the cap; files whose
     time is past the window, then the oldest ones while the closed files hold more than three
     quarters of the cap, are deleted: the files together never exceed `max_bytes`. Each file
-    starts with the start line and a checkpoint of each live feed (its records as the display
-    knows them then, as a first message), so that it replays on its own.
+    starts with the start line, the latest answer of each REST route (the place, its names),
+    and a checkpoint of each live feed (its records as the display knows them then, as a first
+    message), so that it replays on its own.
     """
 
     def __init__(
@@ -406,6 +410,9 @@ class FlightRecorder(Recorder):
         self._opened_at: datetime | None = None
         self._flushed_at: datetime | None = None
         self._followed: dict[Feed, Callable[[], Any]] = {}
+        self._answers: dict[tuple[str, tuple[tuple[str, str], ...]], bytes] = {}
+        """The latest answer of each route and query (ticket pages aside): every file repeats
+        them, so that the names and the place's lists come with it."""
         self._failed = False
 
     def follow(self, feed: Feed, records: Callable[[], Any]) -> None:
@@ -425,6 +432,8 @@ class FlightRecorder(Recorder):
     def _write(self, line: Message | Answer) -> None:
         data = dump_line(line)
         size = len(data)
+        if isinstance(line, Answer) and not line.path.startswith(_TICKET_ROUTES):
+            self._answers[(line.path, tuple(sorted(line.query.items())))] = data
         if size + 1024 > self.chunk_bytes:
             log.warning("flight recorder: a %s of %d bytes is too big to keep", line.kind, size)
             return
@@ -459,6 +468,9 @@ class FlightRecorder(Recorder):
         self._writer, self._opened_at, self._flushed_at = writer, now, None
         self._failed = False
         writer.write(self.start.model_copy(update={"at": now}))
+        for answer in self._answers.values():
+            if writer.pending + len(answer) < self.chunk_bytes // 4:
+                writer.write(answer)
         for feed, records in self._followed.items():
             checkpoint = Message(
                 at=now,
