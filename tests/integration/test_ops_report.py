@@ -209,3 +209,16 @@ def test_an_empty_journal_falls_back_to_the_log_file_in_the_state_directory(
     (tmp_path / "state" / "lobby-display.log").write_text("2026-11-24 INFO started\n")
     texts = report_of(config, env, tmp_path)
     assert texts["log.txt"] == "2026-11-24 INFO started\n"
+
+
+def test_a_log_file_that_is_a_link_is_not_followed(
+    simulator: SimulatorServer, tmp_path: Path
+) -> None:
+    """Run as root, the command must not copy whatever file the screen's user links there."""
+    private = tmp_path / "private.txt"
+    private.write_text("root's own secret notes\n")
+    config = simulator.write_config(tmp_path, log={"file": str(tmp_path / "display.log")})
+    (tmp_path / "display.log").symlink_to(private)
+    texts = report_of(config, environment(), tmp_path)
+    assert all("root's own secret notes" not in text for text in texts.values())
+    assert "is a symbolic link, not a log file: refused" in texts["MANIFEST.txt"]

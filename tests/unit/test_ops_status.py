@@ -6,6 +6,7 @@ import io
 import json
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -26,6 +27,11 @@ def display_pid() -> Iterator[int]:
     process = subprocess.Popen(
         [sys.executable, "-c", "import time; time.sleep(120)", "lobby_display"]
     )
+    # Just after exec, /proc/PID/cmdline can still read empty: wait until it names us.
+    deadline = time.monotonic() + 30
+    while b"lobby_display" not in Path(f"/proc/{process.pid}/cmdline").read_bytes():
+        assert time.monotonic() < deadline, "the stand-in never started"
+        time.sleep(0.01)
     yield process.pid
     process.kill()
     process.wait()

@@ -9,6 +9,7 @@ tokens, anything shaped like them); a flight file in which one is found is left 
 
 from __future__ import annotations
 
+import errno
 import gzip
 import importlib.metadata
 import io
@@ -308,22 +309,34 @@ def _add_log(
 
 
 def _tail(path: Path, reasons: list[str]) -> str | None:
-    """The last `MAX_LOG_BYTES` of the log file at `path`, from a whole line."""
+    """The last `MAX_LOG_BYTES` of the log file at `path`, from a whole line.
+
+    Only a regular file, not a link, owned by the screen's user or root: the command often
+    runs as root, and the screen's user could otherwise put a link to any file there.
+    """
+    flags = os.O_RDONLY | os.O_CLOEXEC | os.O_NOCTTY | os.O_NONBLOCK | os.O_NOFOLLOW
+    owners = expected_owners(path.parent)
     try:
-        info = path.stat()
-        if not stat.S_ISREG(info.st_mode):
-            raise FileRefused(path, f"is {kind_of(info.st_mode)}, not a log file")
-        with path.open("rb") as stream:
-            stream.seek(max(0, info.st_size - MAX_LOG_BYTES))
-            data = stream.read(MAX_LOG_BYTES)
+        descriptor = os.open(path, flags)
     except FileNotFoundError:
         reasons.append(f"{path}: no such file")
         return None
     except OSError as error:
-        reasons.append(
-            str(error) if isinstance(error, FileRefused) else f"{path}: {error.strerror}"
-        )
+        if error.errno == errno.ELOOP:
+            reasons.append(f"{path}: is a symbolic link, not a log file: refused")
+        else:
+            reasons.append(f"{path}: {error.strerror}")
         return None
+    with os.fdopen(descriptor, "rb") as stream:
+        info = os.fstat(descriptor)
+        if not stat.S_ISREG(info.st_mode):
+            reasons.append(f"{path}: is {kind_of(info.st_mode)}, not a log file: refused")
+            return None
+        if info.st_uid not in owners:
+            reasons.append(f"{path}: is owned by user {info.st_uid}, not the screen's: refused")
+            return None
+        stream.seek(max(0, info.st_size - MAX_LOG_BYTES))
+        data = stream.read(MAX_LOG_BYTES)
     if info.st_size > MAX_LOG_BYTES:
         data = data.partition(b"\n")[2]  # from a whole line
     return data.decode("utf-8", "replace")

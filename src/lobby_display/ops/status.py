@@ -20,7 +20,7 @@ from typing import Any, Final, TextIO
 from pydantic import ValidationError
 
 from lobby_display.config import Settings
-from lobby_display.files import FileRefused, read_regular
+from lobby_display.files import FileRefused, expected_owners, read_regular
 from lobby_display.models import clean_text
 from lobby_display.monitoring import (
     HEALTH_FILE_NAME,
@@ -85,7 +85,14 @@ def find_health(settings: Settings, environ: Mapping[str, str] | None = None) ->
     best: tuple[Health, Path] | None = None
     for path in candidates:
         try:
-            read = read_regular(path, limit=MAX_HEALTH_BYTES, what="a health file")
+            # Not through a link, and only the screen's (or root's): often run as root.
+            read = read_regular(
+                path,
+                limit=MAX_HEALTH_BYTES,
+                what="a health file",
+                follow_links=False,
+                owners=expected_owners(path.parent),
+            )
             health = Health.model_validate_json(read.data)
         except FileNotFoundError:
             continue
