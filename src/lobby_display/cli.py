@@ -157,6 +157,27 @@ def build_parser() -> argparse.ArgumentParser:
     )
     status.add_argument("--config", type=Path, required=True)
     status.add_argument("--json", action="store_true", help="print it as JSON, for scripts")
+
+    record = commands.add_parser(
+        "record", help="record the place's feeds and REST answers into a file (no secrets)"
+    )
+    record.add_argument("--config", type=Path, required=True)
+    record.add_argument("--out", type=Path, required=True, help="FILE.jsonl.gz")
+    record.add_argument(
+        "--minutes", type=float, default=None, help="stop after this long (default: at Ctrl-C)"
+    )
+
+    replay = commands.add_parser(
+        "replay", help="serve a recording as a display service (URL, credentials, config)"
+    )
+    replay.add_argument("file", type=Path, help="a recording, or a flight recorder's folder")
+    replay.add_argument("--host", default="127.0.0.1")
+    replay.add_argument("--port", type=int, default=8765)
+    replay.add_argument("--speed", type=float, default=1.0, help="how fast the day runs")
+    replay.add_argument("--loop", action="store_true", help="start again at the end")
+    replay.add_argument(
+        "--directory", type=Path, default=None, help="where to write credentials and config"
+    )
     return parser
 
 
@@ -185,7 +206,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _dispatch(args: argparse.Namespace) -> int:
     command: str = args.command
-    if command in ("simulate", "demo") and not simulator_installed(command):
+    if command in ("simulate", "demo", "replay") and not simulator_installed(command):
         return EXIT_NOT_INSTALLED
     if command == "simulate":
         from lobby_display.simulator.cli import simulate
@@ -195,6 +216,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from lobby_display.demo import demo
 
         return demo(args)
+    if command == "replay":
+        from lobby_display.simulator.replay import replay_command
+
+        return replay_command(args)
     if command in ("install", "uninstall"):
         from lobby_display.ops.install import install_command, uninstall_command
 
@@ -228,6 +253,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from lobby_display.ops.status import status
 
         return status(settings, as_json=args.json)
+    if command == "record":
+        from lobby_display.ops.record import record
+
+        return record(settings, args.out, args.minutes)
     raise AssertionError(f"unhandled command {command}")
 
 
