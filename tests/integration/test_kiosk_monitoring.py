@@ -116,6 +116,8 @@ def test_metrics_follow_the_feeds_live_then_cut(
         assert live[("lobby_display_info", (("place", sim.place_id), ("version", "0.1.0")))] == 1
         assert abs(live[("lobby_display_start_time_seconds", ())] - started) < 60
         assert textfile.stat().st_mode & 0o777 == 0o644
+        # The first key of a fresh screen is obtained, not renewed.
+        assert live[("lobby_display_api_key_renewals_total", ())] == 0
 
         # A call made now is counted as shown.
         labels = sim.arrive(0, 1)
