@@ -8,7 +8,8 @@ before the screen is up is handed to it at once. The feeds then run as the app's
 updates; every second the UI loop pings the watchdog and saves the board (when it changed, at
 most every `state.SAVE_INTERVAL_SECONDS`); new calls go to the announcer; feed health goes to
 `systemctl status`. The process's signals are the kiosk's (`process.py`): stop, reload, and
-SIGUSR1 for a screenshot; the screen only hears `exit()` and `reload_settings()`.
+SIGUSR1 for a screenshot; the screen only hears `exit()` and `reload_settings()`. The flight
+recorder (`recording.py`) keeps the feeds' last minutes in the state directory.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from lobby_display.process import (
     screenshot_signal_path,
     take_signals,
 )
+from lobby_display.recording import FlightRecorder, flight_recorder
 from lobby_display.service import Notifier, setup_logging, status_text, watchdog_period
 from lobby_display.source import Emit, feeds_source
 from lobby_display.state import BoardStore
@@ -72,6 +74,8 @@ class Kiosk:
     """The screen, once built (the SIGUSR1 screenshot reads it)."""
     monitor: Monitor | None = None
     """Writes the health for `lobby-display status` and node-exporter (monitoring.py)."""
+    flight: FlightRecorder | None = None
+    """Keeps the feeds' last minutes in the state directory (`[state] record_minutes`)."""
     _last_watchdog: float = 0.0
     _tasks: set[asyncio.Task[None]] = field(default_factory=set)
     _undo_signals: Callable[[], None] | None = None
@@ -82,6 +86,8 @@ class Kiosk:
         self.watchdog_every = watchdog_period()
         if self.monitor is None:
             self.monitor = Monitor(self.settings)
+        if self.flight is None:
+            self.flight = flight_recorder(self.settings)
 
     def restored_board(self) -> Board | None:
         """The board saved before the last stop, shown out of date until the feeds are live."""
@@ -224,7 +230,12 @@ def build_app(settings: Settings, kiosk: Kiosk | None = None) -> LobbyApp:
     """The kiosk's app: restored board, live feeds, hooks."""
     kiosk = kiosk or Kiosk(settings)
     board = kiosk.restored_board()
-    return _screen(settings, kiosk, board, feeds_source(settings, known_ids=saved_ids(board)))
+    return _screen(
+        settings,
+        kiosk,
+        board,
+        feeds_source(settings, known_ids=saved_ids(board), observer=kiosk.flight),
+    )
 
 
 def _screen(
@@ -302,7 +313,9 @@ async def _start(settings: Settings, kiosk: Kiosk) -> tuple[EarlyFeeds, Board | 
     screen = asyncio.ensure_future(asyncio.to_thread(importlib.import_module, SCREEN_MODULE))
     try:
         board = kiosk.restored_board()
-        feeds = EarlyFeeds(feeds_source(settings, known_ids=saved_ids(board)))
+        feeds = EarlyFeeds(
+            feeds_source(settings, known_ids=saved_ids(board), observer=kiosk.flight)
+        )
     finally:
         await screen
     log.debug("screen code imported; %d updates came before the screen", feeds.kept)
@@ -329,4 +342,6 @@ def run(settings: Settings) -> int:
             kiosk.notifier.stopping()
             assert kiosk.store is not None
             kiosk.store.save(app.board, datetime.now(UTC), force=True)
+            if kiosk.flight is not None:
+                kiosk.flight.close()
     return app.return_code or 0
