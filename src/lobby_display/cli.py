@@ -224,6 +224,11 @@ def _dispatch(args: argparse.Namespace) -> int:
         from lobby_display.ops.install import install_command, uninstall_command
 
         return (install_command if command == "install" else uninstall_command)(args)
+    if command == "report":
+        # Not after loading the config: a bundle is wanted most when it does not load.
+        from lobby_display.ops.bundle import report_command
+
+        return report_command(args.config, args.out)
     settings = load_config(args.config)
     if command == "run":
         from lobby_display.kiosk import run
@@ -245,10 +250,6 @@ def _dispatch(args: argparse.Namespace) -> int:
         from lobby_display.ops.screenshot import screenshot
 
         return screenshot(settings, args.output, size=args.size)
-    if command == "report":
-        from lobby_display.ops.bundle import report
-
-        return report(settings, args.out)
     if command == "status":
         from lobby_display.ops.status import status
 

@@ -222,3 +222,26 @@ def test_a_log_file_that_is_a_link_is_not_followed(
     texts = report_of(config, environment(), tmp_path)
     assert all("root's own secret notes" not in text for text in texts.values())
     assert "is a symbolic link, not a log file: refused" in texts["MANIFEST.txt"]
+
+
+def test_a_config_that_does_not_load_is_bundled_with_why(tmp_path: Path) -> None:
+    config = tmp_path / "hall.toml"
+    config.write_text(
+        "[service]\n"
+        'display_url = "https://display.example.net"\n'
+        f'api_key = "{FIXED_KEY}"\n'
+        "[place]\n"
+        'id = "P1"\n'
+        "[display]\n"
+        'clock = "13h"\n'
+    )
+    config.chmod(0o600)
+    env = fake_journalctl(tmp_path / "bin", f"lobby-display[9]: key={FIXED_KEY} refused")
+    texts = report_of(config, env, tmp_path)
+    for name, text in texts.items():
+        assert FIXED_KEY not in text, f"{name} holds the key"
+    assert "display.clock: '13h' is not one of" in texts["config-error.txt"]
+    assert 'clock = "13h"' in texts["config.toml"], "the file as it is"
+    assert 'api_key = "***"' in texts["config.toml"]
+    assert "-u lobby-display-kiosk@hall.service" in texts["log.txt"]
+    assert "DOES NOT LOAD" in texts["MANIFEST.txt"]

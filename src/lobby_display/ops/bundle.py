@@ -4,7 +4,8 @@ The bundle holds the flight recorder's files, the settings in effect with secret
 recent log, a screenshot of the running screen, its health, the versions, and `MANIFEST.txt`,
 which says what is in it and what could not be gathered and why. Every text member is masked
 for the secrets known here (the configured or cached API key, the private key, developer
-tokens, anything shaped like them); a flight file in which one is found is left out.
+tokens, anything shaped like them); a flight file in which one is found is left out. A config
+that does not load is bundled as it is (secret-like values removed) with what is wrong with it.
 """
 
 from __future__ import annotations
@@ -35,9 +36,9 @@ from pydantic import SecretStr
 
 from lobby_display import __version__
 from lobby_display.children import child_environment
-from lobby_display.config import Settings
+from lobby_display.config import MAX_CONFIG_BYTES, ConfigError, Settings, load_config
 from lobby_display.files import FileRefused, expected_owners, kind_of, read_regular
-from lobby_display.ops.status import find_health, unit_directories
+from lobby_display.ops.status import UNIT_STATE_ROOT, find_health, unit_directories
 from lobby_display.redaction import MASK, redact
 
 #: Largest part of the log kept (its end), and of any other file read into the bundle.
@@ -111,14 +112,68 @@ def report(
     bundle = Bundle()
     _known_secrets(settings, env, bundle)
     state_dirs = unit_directories(settings, env)[1]
+    name = settings.source.stem if settings.source is not None else ""
     _add_config(settings, bundle)
-    _add_versions(settings, env, bundle)
-    _add_log(settings, env, state_dirs, bundle)
+    _add_versions(bundle, _terminal(settings, env))
+    _add_log(settings.log.file, name, state_dirs, bundle)
     _add_health(settings, env, bundle)
     _add_screenshot(settings, env, bundle, signal_wait)
     _add_flight(state_dirs, bundle)
-    bundle.add_text("MANIFEST.txt", manifest(settings, bundle, now), "this list")
-    top = f"lobby-display-report-{_name(settings)}-{now.strftime('%Y%m%dT%H%M%SZ')}"
+    head = [f"config: {settings.source or '(no file)'}; place {settings.place.id}"]
+    credentials = settings.credentials_path(env)
+    if credentials is not None:
+        head.append(f"credentials file: {credentials} (its contents are never included)")
+    return _finish(bundle, output, name or settings.place.id, head, now)
+
+
+def report_command(config: Path, output: Path) -> int:
+    """`lobby-display report`: the bundle of the screen of `config`, even when the config does
+    not load (what it says is wrong goes in, with the file, masked)."""
+    try:
+        settings = load_config(config)
+    except ConfigError as error:
+        return report_unloadable(config, error, output)
+    return report(settings, output)
+
+
+def report_unloadable(
+    config: Path, error: ConfigError, output: Path, environ: Mapping[str, str] | None = None
+) -> int:
+    """The bundle of a screen whose config does not load: the file (masked), what is wrong with
+    it, the versions, and what the units' names find (journal, state directory)."""
+    env = os.environ if environ is None else environ
+    now = datetime.now(UTC)
+    bundle = Bundle()
+    name = config.stem
+    state_dirs = _unique(
+        [Path(part) for part in env.get("STATE_DIRECTORY", "").split(":")[:1] if part]
+        + [UNIT_STATE_ROOT / name]
+    )
+    try:
+        raw = read_regular(config, limit=MAX_CONFIG_BYTES, what="a TOML file").data
+    except OSError as problem:
+        bundle.miss("config.toml", f"{config}: {problem.strerror or problem}")
+    else:
+        bundle.add_text(
+            "config.toml",
+            masked_toml(raw.decode("utf-8", "replace"), bundle),
+            f"the file {config} as it is, secret-like values removed",
+        )
+    bundle.add_text("config-error.txt", f"{error}\n", "why the config does not load")
+    _add_versions(bundle, "unknown (the config does not load)")
+    _add_log(None, name, state_dirs, bundle)
+    bundle.miss("health.json", "the config does not load (see config-error.txt)")
+    bundle.miss("screenshot.svg", "the config does not load (see config-error.txt)")
+    _add_flight(state_dirs, bundle)
+    head = [f"config: {config} DOES NOT LOAD (see config-error.txt)"]
+    print(error, file=sys.stderr)
+    return _finish(bundle, output, name, head, now)
+
+
+def _finish(bundle: Bundle, output: Path, name: str, head: list[str], now: datetime) -> int:
+    bundle.add_text("MANIFEST.txt", manifest(bundle, now, head), "this list")
+    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", name)[:60] or "display"
+    top = f"lobby-display-report-{safe}-{now.strftime('%Y%m%dT%H%M%SZ')}"
     try:
         write_tar(output, top, bundle.members, now)
     except OSError as error:
@@ -130,9 +185,27 @@ def report(
     return EXIT_OK
 
 
-def _name(settings: Settings) -> str:
-    stem = settings.source.stem if settings.source is not None else settings.place.id
-    return re.sub(r"[^A-Za-z0-9_.-]", "_", stem)[:60] or "display"
+def _unique(paths: list[Path]) -> list[Path]:
+    return list(dict.fromkeys(paths))
+
+
+def masked_toml(text: str, bundle: Bundle) -> str:
+    """A config file's text with the value of every secret-like key replaced (line by line: the
+    file may not be valid TOML), then masked like every member."""
+    lines = []
+    for line in text.splitlines():
+        match = _ASSIGNMENT.match(line)
+        if match and SECRET_KEY_NAMES.search(match.group("key")):
+            value = match.group("value").strip().strip("\"'")
+            if len(value) >= 6:
+                bundle.secrets.add(value)
+            line = f'{match.group("head")}"{REMOVED}"'
+        lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+#: `key = value` in a TOML line (dotted and quoted keys too).
+_ASSIGNMENT: Final = re.compile(r"^(?P<head>\s*(?P<key>[\w.\"'-]+)\s*=\s*)(?P<value>.*)$")
 
 
 # --- secrets --------------------------------------------------------------------------------
@@ -217,7 +290,7 @@ def _add_config(settings: Settings, bundle: Bundle) -> None:
     )
 
 
-def _add_versions(settings: Settings, env: Mapping[str, str], bundle: Bundle) -> None:
+def _add_versions(bundle: Bundle, terminal: str) -> None:
     lines = [f"lobby-display {__version__}", f"Python {sys.version.split()[0]} ({sys.executable})"]
     for library in LIBRARIES:
         try:
@@ -225,7 +298,7 @@ def _add_versions(settings: Settings, env: Mapping[str, str], bundle: Bundle) ->
         except importlib.metadata.PackageNotFoundError:
             lines.append(f"{library} (not installed)")
     lines.append(f"OS {_os_name()}; kernel {platform.release()} ({platform.machine()})")
-    lines.append(f"terminal {_terminal(settings, env)}")
+    lines.append(f"terminal {terminal}")
     bundle.add_text(
         "versions.txt",
         "\n".join(lines) + "\n",
@@ -281,18 +354,17 @@ def _run(command: list[str], timeout: float = 20.0) -> str:
     return done.stdout.decode("utf-8", "replace").strip() if done.returncode == 0 else ""
 
 
-def _add_log(
-    settings: Settings, env: Mapping[str, str], state_dirs: list[Path], bundle: Bundle
-) -> None:
-    """The end of the screen's log: its file, else the journal, else the fallback file."""
+def _add_log(log_file: Path | None, name: str, state_dirs: list[Path], bundle: Bundle) -> None:
+    """The end of the screen's log: its file, else the journal (the units of the screen `name`),
+    else the fallback file in the state directory."""
     reasons: list[str] = []
-    if settings.log.file is not None:
-        text = _tail(settings.log.file, reasons)
+    if log_file is not None:
+        text = _tail(log_file, reasons)
         if text is not None:
-            bundle.add_text("log.txt", text, f"the end of the log file {settings.log.file}")
+            bundle.add_text("log.txt", text, f"the end of the log file {log_file}")
             return
     else:
-        journal = _journal(settings, reasons)
+        journal = _journal(name, reasons)
         if journal is not None:
             bundle.add_text("log.txt", journal, "the screen's last journal entries")
             return
@@ -342,12 +414,11 @@ def _tail(path: Path, reasons: list[str]) -> str | None:
     return data.decode("utf-8", "replace")
 
 
-def _journal(settings: Settings, reasons: list[str]) -> str | None:
+def _journal(name: str, reasons: list[str]) -> str | None:
     journalctl = shutil.which("journalctl")
     if journalctl is None:
         reasons.append("journalctl is not installed")
         return None
-    name = settings.source.stem if settings.source is not None else ""
     if not name:
         reasons.append("no unit to ask the journal for (the settings came from no file)")
         return None
@@ -461,15 +532,12 @@ def _flight_problem(data: bytes, bundle: Bundle) -> str:
 # --- the manifest and the archive ---------------------------------------------------------
 
 
-def manifest(settings: Settings, bundle: Bundle, now: datetime) -> str:
-    """What the bundle holds, and what it lacks and why."""
+def manifest(bundle: Bundle, now: datetime, head: list[str]) -> str:
+    """What the bundle holds, and what it lacks and why (`head`: lines on the config)."""
     lines = [
         f"lobby-display {__version__} support bundle, made {now.isoformat(timespec='seconds')}",
-        f"config: {settings.source or '(no file)'}; place {settings.place.id}",
+        *head,
     ]
-    credentials = settings.credentials_path()
-    if credentials is not None:
-        lines.append(f"credentials file: {credentials} (its contents are never included)")
     lines.append("")
     lines.append("Included:")
     lines += [f"  {name}: {what}" for name, what in bundle.included]
