@@ -50,6 +50,13 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["auto", "sixel", "text", "sextants", "quadrants", "half-blocks"],
         help="how the called ticket is drawn (as [display] graphics; default: auto)",
     )
+    demo.add_argument(
+        "--replay",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="show a recorded day (lobby-display record, or flight files) instead, in a loop",
+    )
 
     check = commands.add_parser(
         "check", help="validate config and credentials, reach the service, print a report"

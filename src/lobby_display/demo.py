@@ -3,6 +3,8 @@
 Nothing to set up: the simulator writes its own credentials and config into a temporary
 directory, and the display runs exactly as the kiosk does (same feeds, same screen), with a
 banner saying the data is made up. Logs go to a file in that directory, never onto the screen.
+With `--replay FILE` the service is a recorded day (`lobby-display record`, flight files)
+served by `simulator.replay`, round and round, at `--speed`.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 from lobby_display.config import LOCALES, ConfigError, load_config
 from lobby_display.graphics.terminal import detect
 from lobby_display.kiosk import Kiosk
+from lobby_display.recording import RecordingError, read_recording
 from lobby_display.service import setup_logging
 from lobby_display.source import feeds_source
 
@@ -35,31 +38,50 @@ def demo(args: argparse.Namespace) -> int:
     """Run the demo until the quit key (ctrl+q) or Ctrl-C."""
     from lobby_display.app import LobbyApp
     from lobby_display.simulator import SimulatorServer
+    from lobby_display.simulator.replay import ReplayServer
 
+    replay: Path | None = getattr(args, "replay", None)
     with tempfile.TemporaryDirectory(prefix="lobby-display-demo-") as folder:
         directory = Path(folder)
-        server = SimulatorServer(seed=args.seed, speed=args.speed, port=0)
+        server: SimulatorServer | ReplayServer
+        if replay is not None:
+            # A recorded day (`lobby-display record`), round and round, in its own locales.
+            try:
+                server = ReplayServer(read_recording(replay), speed=args.speed, loop=True, port=0)
+            except (RecordingError, ValueError) as error:
+                print(f"lobby-display demo: {error}", file=sys.stderr)
+                return 1
+        else:
+            server = SimulatorServer(seed=args.seed, speed=args.speed, port=0)
         try:
             server.start()
         except OSError as error:
             print(f"lobby-display demo: cannot start the simulator: {error}", file=sys.stderr)
             return 1
         try:
-            config = server.call(
-                lambda sim: sim.write_config(
-                    directory,
-                    locales=demo_locales(getattr(args, "locales", "")),
-                    display={
-                        # Ctrl-C quits like any terminal program (the status line says so);
-                        # the kiosk keeps its single quit chord.
-                        "quit_key": DEMO_QUIT_KEYS,
-                        "rotation_seconds": DEMO_ROTATION_SECONDS,
-                        "graphics": getattr(args, "graphics", "auto"),
-                    },
-                    state={"directory": str(directory / "state")},
-                    log={"file": str(directory / "demo.log")},
+            display: dict[str, object] = {
+                # Ctrl-C quits like any terminal program (the status line says so);
+                # the kiosk keeps its single quit chord.
+                "quit_key": DEMO_QUIT_KEYS,
+                "rotation_seconds": DEMO_ROTATION_SECONDS,
+                "graphics": getattr(args, "graphics", "auto"),
+            }
+            state = {"directory": str(directory / "state")}
+            log = {"file": str(directory / "demo.log")}
+            if isinstance(server, ReplayServer):
+                if getattr(args, "locales", ""):
+                    display["locales"] = demo_locales(args.locales)
+                config = server.write_config(directory, display=display, state=state, log=log)
+            else:
+                config = server.call(
+                    lambda sim: sim.write_config(
+                        directory,
+                        locales=demo_locales(getattr(args, "locales", "")),
+                        display=display,
+                        state=state,
+                        log=log,
+                    )
                 )
-            )
             try:
                 settings = load_config(config, environ={})
             except ConfigError as error:  # a bad --locales value

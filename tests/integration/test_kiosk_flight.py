@@ -1,5 +1,6 @@
-"""The real `lobby-display run` keeps its flight recorder: files in the state directory, the
-three feeds in them, finished cleanly at a stop, and replayable."""
+"""The real programs: `lobby-display run` keeps its flight recorder (files in the state
+directory, the three feeds in them, finished cleanly at a stop); `demo --replay` shows a
+recorded day."""
 
 from __future__ import annotations
 
@@ -12,8 +13,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from helpers.terminal import TerminalProgram
+from lobby_display.cli import main
 from lobby_display.recording import Message, flight_files, read_recording
 from lobby_display.simulator import SimulatorServer
+from lobby_display.simulator.names import PLACE
 from lobby_display.updates import Feed
 
 PROGRAM = str(Path(sys.executable).with_name("lobby-display"))
@@ -63,3 +66,20 @@ def test_the_running_kiosk_keeps_its_feeds_in_the_state_directory(
     gzip.decompress(files[0].read_bytes())  # finished at the stop: a whole gzip stream
     log = (tmp_path / "display.log").read_text()
     assert "flight recorder" not in log and "Traceback" not in log
+
+
+def test_demo_replays_a_recorded_day(
+    start_simulator: Callable[..., SimulatorServer], tmp_path: Path
+) -> None:
+    sim = start_simulator()
+    config = sim.write_config(tmp_path / "place", locales=["en_US"])
+    day = tmp_path / "day.jsonl.gz"
+    assert main(["record", "--config", str(config), "--out", str(day), "--minutes", "0.03"]) == 0
+    sim.stop()  # the demo shows the recording, not the place
+    env = {**os.environ, "TEXTUAL_ANIMATIONS": "none"}
+    command = [PROGRAM, "demo", "--replay", str(day), "--speed", "10", "--graphics", "text"]
+    with TerminalProgram(command, env, rows=45, columns=160) as program:
+        program.wait_for(PLACE["en_US"].encode(), timeout=60)
+        program.wait_for(b"Live", timeout=60)
+        program.send_signal(signal.SIGTERM)
+        program.wait()
