@@ -4,12 +4,12 @@ The metrics file node-exporter would read, parsed with prometheus_client's text 
 read of it must parse: it is replaced whole), follows the feeds: live with recent messages, a
 call counted, a key renewed after the service revoked it, then a cut (every stream answered 503)
 shows each feed not live with its reconnections. `lobby-display status` says the same, and
-`lobby-display report` bundles the running screen's own screenshot, with no secret.
+`lobby-display report` bundles the running screen's own screenshot and its flight recorder's
+file, with no secret.
 """
 
 from __future__ import annotations
 
-import gzip
 import json
 import os
 import signal
@@ -17,6 +17,7 @@ import subprocess
 import sys
 import tarfile
 import time
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -27,6 +28,13 @@ from lobby_display.auth import KEY_CACHE_NAME
 from lobby_display.simulator import SimulatorServer
 
 PROGRAM = str(Path(sys.executable).with_name("lobby-display"))
+
+
+def unzipped(data: bytes) -> bytes:
+    """A gzip member's text, also of a file still being written (a flight file: no end yet)."""
+    return zlib.decompressobj(zlib.MAX_WBITS | 16).decompress(data)
+
+
 FEEDS = ("tickets", "queues", "counters")
 
 Metrics = dict[tuple[str, tuple[tuple[str, str], ...]], float]
@@ -148,7 +156,7 @@ def test_metrics_follow_the_feeds_live_then_cut(
             for member in archive.getmembers():
                 data = archive.extractfile(member).read()  # type: ignore[union-attr]
                 if member.name.endswith(".gz"):
-                    data = gzip.decompress(data)
+                    data = unzipped(data)
                 texts[member.name.split("/", 1)[1]] = data.decode("utf-8")
         for name, text in texts.items():
             assert cached_key not in text, f"{name} holds the API key"
@@ -156,6 +164,10 @@ def test_metrics_follow_the_feeds_live_then_cut(
         assert "screenshot.svg: what the screen" in texts["MANIFEST.txt"]
         assert json.loads(texts["health.json"])["place_id"] == sim.place_id
         assert "TERM=" in texts["versions.txt"], texts["versions.txt"]
+        # The flight recorder's file (still being written), with the feeds' messages in it.
+        flight = [name for name in texts if name.startswith("flight/")]
+        assert flight, sorted(texts)
+        assert any('"kind":"message"' in texts[name] for name in flight), flight
 
         # The service revokes every key: the streams, dropped, come back with a renewed one.
         sim.revoke_keys()

@@ -3,12 +3,12 @@ the API key, the private key and developer tokens, and a manifest saying what is
 
 from __future__ import annotations
 
-import gzip
 import json
 import os
 import subprocess
 import sys
 import tarfile
+import zlib
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -25,6 +25,13 @@ from lobby_display.simulator import SimulatorServer
 from lobby_display.updates import Feed
 
 PROGRAM = str(Path(sys.executable).with_name("lobby-display"))
+
+
+def unzipped(data: bytes) -> bytes:
+    """A gzip member's text, also of a file still being written (a flight file: no end yet)."""
+    return zlib.decompressobj(zlib.MAX_WBITS | 16).decompress(data)
+
+
 #: The key the screen cached (as `auth.ServiceApiKeys` writes it).
 CACHED_KEY = "cachedKey-7f3a9c2e41d84b6f"
 #: A fixed key of the config.
@@ -50,7 +57,7 @@ def members(bundle: Path) -> dict[str, str]:
             assert member.isfile(), member.name
             data = archive.extractfile(member).read()  # type: ignore[union-attr]
             if member.name.endswith(".gz"):
-                data = gzip.decompress(data)
+                data = unzipped(data)
             texts[member.name.split("/", 1)[1]] = data.decode("utf-8")
     return texts
 
