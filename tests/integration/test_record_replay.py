@@ -7,6 +7,11 @@ import asyncio
 import contextlib
 import gzip
 import json
+import signal
+import subprocess
+import sys
+import time
+import unicodedata
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -290,3 +295,67 @@ def test_the_kiosk_records_its_flight_unless_told_not_to(tmp_path: Path) -> None
     assert recorder.window == timedelta(minutes=30)
     config.write_text(base + f'[state]\ndirectory = "{tmp_path}"\nrecord_minutes = 0\n')
     assert flight_recorder(settings_of(config)) is None
+
+
+def test_replay_command_prints_a_config_serves_it_and_loops(
+    place: SimulatorServer, tmp_path: Path
+) -> None:
+    config = place.write_config(tmp_path / "place", locales=list(LOCALES))
+    day = tmp_path / "day.jsonl.gz"
+    assert main(["record", "--config", str(config), "--out", str(day), "--minutes", "0.02"]) == 0
+    place.stop()
+    program = Path(sys.executable).with_name("lobby-display")
+    command = [str(program), "replay", str(day), "--port", "0", "--speed", "20", "--loop"]
+    command += ["--directory", str(tmp_path / "replay")]
+    with subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    ) as run:
+        try:
+            assert run.stdout is not None
+            printed = [run.stdout.readline() for _ in range(7)]
+            url = printed[0].split(" at ")[1].strip()
+            assert url.startswith("http://127.0.0.1:")
+            shown = settings_of(tmp_path / "replay" / "config.toml")
+            assert shown.service.display_url == url
+            assert shown.place.id == place.place_id
+            assert any("lobby-display run --config" in line for line in printed)
+            deadline = time.monotonic() + 30
+            while httpx.get(f"{url}/_replay/status", timeout=5).json()["rounds"] < 2:
+                assert time.monotonic() < deadline, "the replay never went round twice"
+                time.sleep(0.1)
+        finally:
+            run.send_signal(signal.SIGTERM)
+            out, err = run.communicate(timeout=30)
+    assert run.returncode == 0, err
+    assert "Replay stopped." in out
+
+
+def test_hostile_strings_of_a_recording_are_cleaned_when_replayed(
+    sim_account: ServiceAccount, tmp_path: Path
+) -> None:
+    with SimulatorServer(seed=5, account=sim_account, hostile=True, **PLACE) as sim:
+        config = sim.write_config(tmp_path / "place", locales=list(LOCALES))
+        day = tmp_path / "day.jsonl.gz"
+        assert (
+            main(["record", "--config", str(config), "--out", str(day), "--minutes", "0.02"]) == 0
+        )
+    recorded = gzip.decompress(day.read_bytes()).decode()
+    assert "\\u001b" in recorded, "the recording keeps the service's strings as they came"
+
+    def unclean(text: str) -> bool:
+        return any(unicodedata.category(char) in ("Cc", "Cf") for char in text)
+
+    async def replayed() -> list[str]:
+        with ReplayServer(read_recording(day), speed=50.0, heartbeat=0.3) as replay:
+            display = Display(settings_of(replay.write_config(tmp_path / "replay")))
+            async with display.running():
+                await until(lambda: display.live() and display.board.queues(), 30, "live")
+                board = display.board
+                texts = [ticket.label for ticket in board.tickets.values()]
+                for view in board.queues():
+                    texts += board.queue_names(view.queue_id).values()
+                texts += board.place_names().values()
+                return texts
+
+    texts = asyncio.run(replayed())
+    assert texts and not [text for text in texts if unclean(text)]
