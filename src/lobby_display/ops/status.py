@@ -156,6 +156,7 @@ def summary(found: Found, now: datetime, running: bool | None = None) -> dict[st
         "file": str(found.path),
         "version": health.version,
         "place_id": health.place_id,
+        "screen": health.screen,
         "pid": health.pid,
         "started_at": health.started_at.isoformat(),
         "written_at": health.written_at.isoformat(),
