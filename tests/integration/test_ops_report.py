@@ -252,3 +252,16 @@ def test_a_config_that_does_not_load_is_bundled_with_why(tmp_path: Path) -> None
     assert 'api_key = "***"' in texts["config.toml"]
     assert "-u lobby-display-kiosk@hall.service" in texts["log.txt"]
     assert "DOES NOT LOAD" in texts["MANIFEST.txt"]
+
+
+def test_a_damaged_flight_file_is_left_out_and_named(
+    simulator: SimulatorServer, tmp_path: Path
+) -> None:
+    config = simulator.write_config(tmp_path)
+    good = write_flight(tmp_path / "state", "flight-20261124T100000.000000Z.jsonl.gz")
+    bad = flight_directory(tmp_path / "state") / "flight-20261124T100500.000000Z.jsonl.gz"
+    bad.write_bytes(b"not gzip at all")
+    texts = report_of(config, environment(), tmp_path)
+    assert f"flight/{good.name}" in texts
+    assert f"flight/{bad.name}" not in texts
+    assert f"flight/{bad.name}: not a gzip file: left out" in texts["MANIFEST.txt"]
