@@ -251,15 +251,11 @@ def settings_toml(settings: Settings) -> str:
     for section, values in data.items():
         if not isinstance(values, dict):
             continue
-        model = type(getattr(settings, section))
         lines.append(f"\n[{section}]")
         for key, value in values.items():
-            field_info = model.model_fields.get(key)
-            secret = SECRET_KEY_NAMES.search(key) is not None or (
-                field_info is not None and "SecretStr" in str(field_info.annotation)
+            secret = SECRET_KEY_NAMES.search(key) is not None or isinstance(
+                getattr(getattr(settings, section), key, None), SecretStr
             )
-            if isinstance(getattr(getattr(settings, section), key, None), SecretStr):
-                secret = True
             if value is None:
                 lines.append(f"# {key} = (not set)")
             elif secret:
