@@ -12,12 +12,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from helpers.terminal import TerminalProgram
 from lobby_display.cli import main
 from lobby_display.recording import Message, flight_files, read_recording
 from lobby_display.simulator import SimulatorServer
 from lobby_display.simulator.names import PLACE
 from lobby_display.updates import Feed
+from tests.helpers.terminal import TerminalProgram
 
 PROGRAM = str(Path(sys.executable).with_name("lobby-display"))
 
@@ -54,8 +54,9 @@ def test_the_running_kiosk_keeps_its_feeds_in_the_state_directory(
         while feeds_recorded() != set(Feed):
             assert time.monotonic() < deadline, f"flight files: {flight_files(state)}"
             time.sleep(0.2)
+        program.wait_for(b"Live", timeout=60)  # the screen is up: SIGTERM is the kiosk's stop
         program.send_signal(signal.SIGTERM)
-        program.wait()
+        assert program.wait().returncode == 0
     files = flight_files(state)
     assert len(files) == 1
     assert oct(files[0].stat().st_mode & 0o777) == "0o600"
