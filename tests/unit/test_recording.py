@@ -7,6 +7,8 @@ import gzip
 import json
 import logging
 import os
+import subprocess
+import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -25,6 +27,7 @@ from lobby_display.recording import (
 )
 from lobby_display.redaction import may_hold_secret, redact, register_secret
 from lobby_display.updates import Feed
+from tests.helpers.kiosk_install import KIOSK_INSTALL
 
 T0 = datetime(2026, 11, 24, 9, 0, tzinfo=UTC)
 
@@ -241,3 +244,19 @@ def test_text_without_any_hint_is_left_alone_quickly() -> None:
     text = '{"ticketId": "T1", "label": "A031", "state": 200}'
     assert not may_hold_secret(text)
     assert mask(text) == text == redact(text)
+
+
+def test_a_kiosk_install_records_and_says_how_to_get_replay() -> None:
+    """`record` and the flight recorder need no simulator; `replay` says how to install it."""
+    code = (
+        f"{KIOSK_INSTALL}\n"
+        "import lobby_display.ops.record, lobby_display.kiosk\n"
+        "from lobby_display.cli import main\n"
+        "sys.exit(main(['replay', 'day.jsonl.gz']))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.startswith("lobby-display replay: the simulator is not installed")
+    assert "pip install 'lobby-display[simulator]'" in done.stderr
