@@ -126,12 +126,12 @@ def is_running(pid: int) -> bool:
     return b"lobby-display" in command or b"lobby_display" in command
 
 
-def summary(found: Found, now: datetime, running: bool | None = None) -> dict[str, Any]:
+def summary(found: Found, now: datetime) -> dict[str, Any]:
     """What `status` says, as plain data (the `--json` output)."""
     health = found.health
     if health is None:
         return {"running": False, "all_live": False, "problem": found.problem}
-    alive = is_running(health.pid) if running is None else running
+    alive = is_running(health.pid)
     age = max(0.0, (now - health.written_at).total_seconds())
     problem = ""
     if not alive:
@@ -148,7 +148,7 @@ def summary(found: Found, now: datetime, running: bool | None = None) -> dict[st
         }
         for feed, record in health.feeds.items()
     }
-    all_live = all(record.live for record in health.feeds.values()) and len(feeds) == len(Feed)
+    all_live = all(feed in health.feeds and health.feeds[feed].live for feed in Feed)
     return {
         "running": alive and age <= STALE_AFTER_SECONDS,
         "all_live": all_live,
