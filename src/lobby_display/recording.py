@@ -236,23 +236,41 @@ class Recorder:
 class FileRecorder(Recorder):
     """Records into one file (`lobby-display record`)."""
 
-    def __init__(self, path: Path, start: Start, clock: Clock = utc_now) -> None:
+    def __init__(
+        self,
+        path: Path,
+        start: Start,
+        clock: Clock = utc_now,
+        on_failure: Callable[[OSError], None] | None = None,
+    ) -> None:
         super().__init__(clock)
         self.writer = RecordingWriter(path)
         self.writer.write(start)
         self.writer.flush()
         self._flushed_at = clock()
         self.counts: dict[str, int] = {"message": 0, "answer": 0}
+        self.failure: OSError | None = None
+        """Why the file could not be written (a full disk), once it happened; nothing more is
+        written then, and `on_failure` was called."""
+        self.on_failure = on_failure
 
     def write(self, line: Message | Answer) -> None:
-        self.writer.write(line)
+        if self.failure is not None:
+            return
+        try:
+            self.writer.write(line)
+            if (line.at - self._flushed_at).total_seconds() >= FLUSH_EVERY:
+                self.writer.flush()
+                self._flushed_at = line.at
+        except OSError as error:
+            self.failure = error
+            if self.on_failure is not None:
+                self.on_failure(error)
+            return
         self.counts[line.kind] += 1
-        if (line.at - self._flushed_at).total_seconds() >= FLUSH_EVERY:
-            self.writer.flush()
-            self._flushed_at = line.at
 
     def close(self) -> None:
-        """Finish the file."""
+        """Finish the file (raises OSError when it cannot be)."""
         self.writer.close()
 
 
@@ -421,9 +439,9 @@ class FlightRecorder(Recorder):
     def write(self, line: Message | Answer) -> None:
         try:
             self._write(line)
-        except OSError as error:
-            # The flight recorder must never stop the screen: it says so once and retries at
-            # the next file.
+        except Exception as error:
+            # The flight recorder must never stop the screen (nor its feeds, which call it): it
+            # says so once and tries again with the next line, in a new file.
             if not self._failed:
                 log.warning("flight recorder: cannot write in %s: %s", self.directory, error)
             self._failed = True
@@ -517,7 +535,11 @@ class FlightRecorder(Recorder):
             ended = datetime.fromtimestamp(_mtime(path), UTC)
             if following is not None:
                 ended = min(ended, following)
-            if ended < now - self.window:
+            began = starts[index]
+            # A file from the future was written while the clock was ahead (a box without a
+            # battery-backed clock): its name would keep it first in line forever.
+            ahead = began is not None and began > now + timedelta(minutes=1)
+            if ended < now - self.window or ahead:
                 self._delete(path)
                 keep.remove(path)
         budget = self.max_bytes - self.chunk_bytes

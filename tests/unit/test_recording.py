@@ -14,12 +14,14 @@ from pathlib import Path
 
 import pytest
 
+from lobby_display.cli import main
 from lobby_display.recording import (
     FileRecorder,
     FlightRecorder,
     Message,
     RecordingError,
     RecordingWriter,
+    Start,
     flight_files,
     mask,
     read_recording,
@@ -45,7 +47,7 @@ class Clock:
         self.now += timedelta(seconds=seconds)
 
 
-def start() -> object:
+def start() -> Start:
     return start_line(
         place="P1",
         service_url="https://user:pass@display.example.net/v1?key=K",
@@ -56,7 +58,7 @@ def start() -> object:
 
 def test_a_recording_reads_back_in_order_with_its_arrival_times(tmp_path: Path) -> None:
     clock = Clock()
-    recorder = FileRecorder(tmp_path / "r.jsonl.gz", start(), clock)  # type: ignore[arg-type]
+    recorder = FileRecorder(tmp_path / "r.jsonl.gz", start(), clock)
     recorder.message(Feed.TICKETS, '{"totalCount":0,"tickets":[]}', True)
     clock.advance(2.5)
     recorder.answer("places/P1/queues", {"langs": "fr_FR"}, {"Q1": {"queueId": "Q1"}})
@@ -80,7 +82,7 @@ def test_a_recording_reads_back_in_order_with_its_arrival_times(tmp_path: Path) 
 
 def test_no_key_token_or_secret_field_is_written(tmp_path: Path) -> None:
     register_secret("s3cr3t-api-key-value")
-    recorder = FileRecorder(tmp_path / "r.jsonl.gz", start())  # type: ignore[arg-type]
+    recorder = FileRecorder(tmp_path / "r.jsonl.gz", start())
     recorder.answer(
         "/queues/tickets/currents",
         {"key": "s3cr3t-api-key-value", "page": "2", "token": "tok-123456"},
@@ -101,7 +103,7 @@ def test_bad_lines_are_skipped_and_named_by_their_number(
     path = tmp_path / "r.jsonl.gz"
     good = Message(at=T0, feed=Feed.TICKETS, first=True, data="{}").model_dump_json()
     lines = [
-        start().model_dump_json(),  # type: ignore[attr-defined]
+        start().model_dump_json(),
         good,
         "{not json",
         json.dumps({"kind": "message", "at": "2026-11-24T09:00:01Z", "feed": "parking"}),
@@ -121,7 +123,7 @@ def test_a_file_never_closed_keeps_what_was_flushed(
 ) -> None:
     path = tmp_path / "cut.jsonl.gz"
     writer = RecordingWriter(path)
-    writer.write(start())  # type: ignore[arg-type]
+    writer.write(start())
     for second in range(3):
         writer.write(Message(at=T0 + timedelta(seconds=second), feed=Feed.QUEUES, data="{}"))
     writer.flush()  # and the power goes: no gzip trailer
@@ -140,7 +142,7 @@ def test_a_file_that_is_not_a_recording_is_refused_with_its_name(tmp_path: Path)
     with pytest.raises(RecordingError, match=r"missing\.gz"):
         read_recording(tmp_path / "missing.gz")
     future = tmp_path / "future.jsonl"
-    future.write_text(start().model_copy(update={"version": 99}).model_dump_json() + "\n")  # type: ignore[attr-defined]
+    future.write_text(start().model_copy(update={"version": 99}).model_dump_json() + "\n")
     with pytest.raises(RecordingError, match="version 99"):
         read_recording(future)
 
@@ -152,7 +154,7 @@ def _flight_bytes(state: Path) -> int:
 def test_the_flight_recorder_stays_within_its_byte_cap(tmp_path: Path) -> None:
     clock = Clock()
     cap = 64_000
-    flight = FlightRecorder(tmp_path, start(), minutes=30, max_bytes=cap, clock=clock)  # type: ignore[arg-type]
+    flight = FlightRecorder(tmp_path, start(), minutes=30, max_bytes=cap, clock=clock)
     flight.follow(Feed.QUEUES, lambda: {"data": {"Q1": {"queueId": "Q1"}}})
     largest = 0
     for number in range(4000):
@@ -172,7 +174,7 @@ def test_the_flight_recorder_keeps_its_minutes_and_each_file_replays_alone(
     tmp_path: Path,
 ) -> None:
     clock = Clock()
-    flight = FlightRecorder(tmp_path, start(), minutes=10, clock=clock)  # type: ignore[arg-type]
+    flight = FlightRecorder(tmp_path, start(), minutes=10, clock=clock)
     flight.message(Feed.COUNTERS, '{"C1": {"counterId": "C1"}}', True)
     flight.follow(Feed.COUNTERS, lambda: {"C1": {"counterId": "C1", "value": "now"}})
     for _ in range(60 * 60 // 5):  # an hour, a message every 5 s
@@ -214,7 +216,7 @@ def test_a_flight_recorder_that_cannot_write_does_not_stop_the_feeds(
 ) -> None:
     blocker = tmp_path / "flight"
     blocker.write_text("a file where the folder should be")
-    flight = FlightRecorder(tmp_path, start(), minutes=5)  # type: ignore[arg-type]
+    flight = FlightRecorder(tmp_path, start(), minutes=5)
     with caplog.at_level(logging.WARNING):
         for _ in range(3):
             flight.message(Feed.TICKETS, "{}", False)
@@ -260,3 +262,45 @@ def test_a_kiosk_install_records_and_says_how_to_get_replay() -> None:
     assert done.returncode == 1, done.stderr
     assert done.stderr.startswith("lobby-display replay: the simulator is not installed")
     assert "pip install 'lobby-display[simulator]'" in done.stderr
+
+
+def test_a_recording_that_cannot_be_written_stops_and_says_why(tmp_path: Path) -> None:
+    failures: list[OSError] = []
+    recorder = FileRecorder(tmp_path / "r.jsonl.gz", start(), on_failure=failures.append)
+    recorder.message(Feed.TICKETS, "{}", True)
+
+    def full(_line: object) -> int:
+        raise OSError(28, "No space left on device")
+
+    recorder.writer.write = full  # type: ignore[method-assign,assignment]  # the disk fills up
+    recorder.message(Feed.TICKETS, "{}", False)
+    recorder.message(Feed.TICKETS, "{}", False)
+    assert [error.strerror for error in failures] == ["No space left on device"]
+    assert recorder.counts["message"] == 1
+
+
+def test_flight_files_from_a_clock_that_was_ahead_go(tmp_path: Path) -> None:
+    folder = tmp_path / "flight"
+    folder.mkdir()
+    future = folder / "flight-20300101T000000.000000Z.jsonl.gz"
+    future.write_bytes(b"")
+    os.utime(future, (datetime(2030, 1, 1, tzinfo=UTC).timestamp(),) * 2)
+    flight = FlightRecorder(tmp_path, start(), minutes=30, clock=Clock())
+    flight.message(Feed.TICKETS, "{}", True)
+    flight.close()
+    assert future not in flight_files(tmp_path)
+    assert len(flight_files(tmp_path)) == 1
+
+
+def test_record_refuses_a_file_it_cannot_write(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "hall.toml"
+    config.write_text(
+        '[service]\ndisplay_url = "http://127.0.0.1:9"\napi_key = "k-123456"\n'
+        f'[place]\nid = "P"\n[state]\ndirectory = "{tmp_path}"\n'
+    )
+    config.chmod(0o600)
+    out = tmp_path / "no-such-folder" / "day.jsonl.gz"
+    assert main(["record", "--config", str(config), "--out", str(out)]) == 1
+    assert f"cannot write {out}" in capsys.readouterr().err

@@ -52,7 +52,15 @@ def record(settings: Settings, out: Path, minutes: float | None = None) -> int:
         with contextlib.suppress(KeyboardInterrupt):
             asyncio.run(_record(settings, recorder, minutes))
     finally:
-        recorder.close()
+        with contextlib.suppress(OSError):
+            recorder.close()
+    if recorder.failure is not None:
+        reason = recorder.failure.strerror or recorder.failure
+        print(
+            f"lobby-display record: cannot write {out}: {reason}; it holds what came before",
+            file=sys.stderr,
+        )
+        return EXIT_PROBLEM
     counts = recorder.counts
     print(
         f"Recorded {counts['message']} feed messages and {counts['answer']} REST answers "
@@ -64,6 +72,7 @@ def record(settings: Settings, out: Path, minutes: float | None = None) -> int:
 async def _record(settings: Settings, recorder: FileRecorder, minutes: float | None) -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
+    recorder.on_failure = lambda _error: stop.set()  # a full disk ends the recording
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
     live: dict[Feed, FeedStatus] = {}
