@@ -44,9 +44,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from functools import lru_cache
 from types import MappingProxyType
-from typing import Any, Final
-
-from pydantic import ValidationError
+from typing import Final
 
 from lobby_display.config import DisplaySettings, Settings
 from lobby_display.models import (
@@ -60,8 +58,6 @@ from lobby_display.models import (
     Ticket,
     TicketState,
     clean_text,
-    keyed,
-    parse_datetime,
     pick_name,
 )
 from lobby_display.updates import (
@@ -95,18 +91,18 @@ from lobby_display.views import (
 )
 
 __all__ = [
-    "STATE_VERSION",
     "Board",
+    "BoardMemory",
     "BoardSettings",
     "Changes",
+    "RememberedCall",
+    "WaitingCount",
     "first_availability",
     "queue_status",
 ]
 
 #: Most calls the "now calling" area shows at once (simultaneous calls share its space).
 NOW_CALLING_MAX: Final = 6
-#: Version of the `to_state` format; `from_state` refuses any other.
-STATE_VERSION: Final = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,6 +197,48 @@ class BoardSizes:
     recent_calls: int
     queues: int
     counters: int
+
+
+@dataclass(frozen=True, slots=True)
+class WaitingCount:
+    """Waiting tickets and people of one queue as counted from its tickets."""
+
+    tickets: int
+    people: int
+    by_type: Mapping[str, tuple[int, int]]
+    """Appointment type id -> (tickets, people)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RememberedCall:
+    """A listed call, as kept across a restart."""
+
+    call: Call
+    seen_at: datetime
+    ticket_counter_names: Mapping[str, str]
+    """The endpoint's name as the ticket gave it (completed by reference data when restored)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BoardMemory:
+    """What a board keeps across a restart (`Board.memory`, `Board.from_memory`); the state
+    module writes it to disk and reads it back."""
+
+    data_as_of: Mapping[Feed, datetime]
+    """When each feed's part was last current."""
+    reference: ReferenceData
+    queue_states: Mapping[str, QueueState]
+    counters: Mapping[str, Counter]
+    ticket_queue_names: Mapping[str, Mapping[str, str]]
+    """Queue id -> names by locale, as tickets gave them."""
+    ticket_type_names: Mapping[str, Mapping[str, Mapping[str, str]]]
+    """Queue id -> appointment type id -> names by locale, as tickets gave them."""
+    waiting_from_tickets: Mapping[str, WaitingCount] | None
+    """Counts made from the tickets, by queue id; None before any tickets snapshot."""
+    seen_calls: Mapping[str, int]
+    """Ticket id -> highest call number seen, for the tickets still called."""
+    recent_calls: tuple[RememberedCall, ...]
+    """Newest first."""
 
 
 # --- pure rules ------------------------------------------------------------------------------
@@ -315,16 +353,19 @@ class _Tally:
             if counts[0] == 0 and counts[1] == 0:
                 del self.by_type[type_id]
 
-    def to_json(self) -> dict[str, Any]:
-        return {"tickets": self.tickets, "people": self.people, "by_type": self.by_type}
+    def count(self) -> WaitingCount:
+        return WaitingCount(
+            self.tickets,
+            self.people,
+            {type_id: (counts[0], counts[1]) for type_id, counts in self.by_type.items()},
+        )
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> _Tally:
+    def of(cls, count: WaitingCount) -> _Tally:
         by_type = {
-            clean_text(key): [int(value[0]), int(value[1])]
-            for key, value in dict(data.get("by_type", {})).items()
+            type_id: [tickets, people] for type_id, (tickets, people) in count.by_type.items()
         }
-        return cls(int(data["tickets"]), int(data["people"]), by_type)
+        return cls(count.tickets, count.people, by_type)
 
 
 @dataclass(slots=True)
@@ -1055,162 +1096,95 @@ class Board:
             counters=len(self._counter_ids()),
         )
 
-    # --- saving and restoring ------------------------------------------------------------
+    # --- across a restart ---------------------------------------------------------------
 
-    def to_state(self, now: datetime) -> dict[str, Any]:
-        """What the screen shows, as a JSON-compatible dict, to show again after a restart."""
+    def memory(self, now: datetime) -> BoardMemory:
+        """What the screen shows at `now`, to show again after a restart (`state.SavedBoard`)."""
         self._start(now)
-        feeds: dict[str, str] = {}
-        for feed, track in self._feeds.items():
-            as_of = now if track.status is FeedStatus.LIVE else (track.down_since or now)
-            feeds[feed.value] = as_of.isoformat()
+        data_as_of = {
+            feed: now if track.status is FeedStatus.LIVE else (track.down_since or now)
+            for feed, track in self._feeds.items()
+        }
         # The calls of tickets still called: a restart must not announce them again.
         seen = {
             ticket_id: self._seen_calls[ticket_id]
             for ticket_id, ticket in self._tickets.items()
             if ticket.state == TicketState.CALLED and ticket_id in self._seen_calls
         }
-        tallies = self._restored_tallies if self._restored_tallies is not None else self._tallies
-        return {
-            "version": STATE_VERSION,
-            "saved_at": now.isoformat(),
-            "data_as_of": feeds,
-            "had_tickets": self._had_tickets_snapshot or self._restored_tallies is not None,
-            "place": _dump(self._place) if self._place else None,
-            "queues": {key: _dump(queue) for key, queue in self._ref_queues.items()},
-            "endpoints": {key: _dump(endpoint) for key, endpoint in self._ref_endpoints.items()},
-            "reference_counters": {key: _dump(c) for key, c in self._ref_counters.items()},
-            "queue_states": {key: _dump(state) for key, state in self._states.items()},
-            "counters": {key: _dump(counter) for key, counter in self._counters.items()},
-            "ticket_queue_names": {
+        waiting: dict[str, WaitingCount] | None = None
+        if self._restored_tallies is not None or self._had_tickets_snapshot:
+            # Restored counts stand until the tickets feed speaks.
+            tallies = self._tallies if self._restored_tallies is None else self._restored_tallies
+            waiting = {key: tally.count() for key, tally in tallies.items() if key}
+        return BoardMemory(
+            data_as_of=data_as_of,
+            reference=ReferenceData(
+                place=self._place,
+                queues=dict(self._ref_queues),
+                endpoints=dict(self._ref_endpoints),
+                counters=dict(self._ref_counters),
+            ),
+            queue_states=dict(self._states),
+            counters=dict(self._counters),
+            ticket_queue_names={
                 key: dict(names) for key, names in self._ticket_queue_names.items()
             },
-            "ticket_type_names": {
+            ticket_type_names={
                 key: {type_id: dict(names) for type_id, names in by_type.items()}
                 for key, by_type in self._ticket_type_names.items()
             },
-            "waiting_from_tickets": {key: tally.to_json() for key, tally in tallies.items() if key},
-            "seen_calls": seen,
-            "recent_calls": [_dump_called(entry) for entry in self._recent],
-        }
+            waiting_from_tickets=waiting,
+            seen_calls=seen,
+            recent_calls=tuple(
+                RememberedCall(entry.call, entry.seen_at, dict(entry.ticket_counter_names))
+                for entry in self._recent
+            ),
+        )
 
     @classmethod
-    def from_state(cls, settings: BoardSettings, data: Mapping[str, Any], now: datetime) -> Board:
-        """A board showing a saved state: every part marked restored (STALE at least) until its
-        feed is live again, no call highlighted or announced again.
-
-        Raises ValueError when `data` is not a state this version wrote.
-        """
-        try:
-            return cls._restore(settings, data, now)
-        except ValueError:
-            raise
-        except (KeyError, TypeError, AttributeError, IndexError, ValidationError) as error:
-            raise ValueError(f"not a saved board state: {type(error).__name__}") from None
-
-    @classmethod
-    def _restore(cls, settings: BoardSettings, data: Mapping[str, Any], now: datetime) -> Board:
-        if data.get("version") != STATE_VERSION:
-            raise ValueError(f"not a saved board state of version {STATE_VERSION}")
+    def from_memory(cls, settings: BoardSettings, memory: BoardMemory, now: datetime) -> Board:
+        """A board showing what `memory` kept: every part marked restored (STALE at least) until
+        its feed is live again, no call highlighted or announced again."""
         board = cls(settings, started_at=now)
-        saved_at = parse_datetime(data["saved_at"])
-        as_of = dict(data.get("data_as_of", {}))
         for feed, track in board._feeds.items():
             track.restored = True
-            track.down_since = (
-                parse_datetime(as_of[feed.value]) if feed.value in as_of else saved_at
-            )
-        place = data.get("place")
-        reference = ReferenceData(
-            place=Place.model_validate(place) if place else None,
-            queues=keyed(Queue, data.get("queues", {}), "queueId"),
-            endpoints=keyed(Endpoint, data.get("endpoints", {}), "endpointId"),
-            counters=keyed(Counter, data.get("reference_counters", {}), "counterId"),
-        )
+            track.down_since = memory.data_as_of.get(feed, now)
         scratch = _ChangeSet()
-        board._apply_reference(reference, scratch)
-        for state in keyed(QueueState, data.get("queue_states", {}), "queueId").values():
+        board._apply_reference(memory.reference, scratch)
+        for state in memory.queue_states.values():
             board._apply_queue_state(state, scratch)
-        for counter in keyed(Counter, data.get("counters", {}), "counterId").values():
+        for counter in memory.counters.values():
             board._apply_counter(counter, scratch)
-        for queue_id, names in dict(data.get("ticket_queue_names", {})).items():
-            board._ticket_queue_names[clean_text(queue_id)] = _clean_names(names)
-        for queue_id, by_type in dict(data.get("ticket_type_names", {})).items():
-            board._ticket_type_names[clean_text(queue_id)] = {
-                clean_text(type_id): _clean_names(names) for type_id, names in by_type.items()
+        for queue_id, names in memory.ticket_queue_names.items():
+            board._ticket_queue_names[queue_id] = dict(names)
+        for queue_id, by_type in memory.ticket_type_names.items():
+            board._ticket_type_names[queue_id] = {
+                type_id: dict(names) for type_id, names in by_type.items()
             }
-        if data.get("had_tickets"):
+        if memory.waiting_from_tickets is not None:
             board._restored_tallies = {
-                clean_text(queue_id): _Tally.from_json(tally)
-                for queue_id, tally in dict(data.get("waiting_from_tickets", {})).items()
+                queue_id: _Tally.of(count)
+                for queue_id, count in memory.waiting_from_tickets.items()
             }
-        for ticket_id, recall in dict(data.get("seen_calls", {})).items():
-            board._seen_calls[clean_text(ticket_id)] = int(recall)
-        # Saved newest first; numbered oldest first, so calls of one moment keep their order.
-        for item in reversed(list(data.get("recent_calls", []))):
-            entry = _load_called(item, board._next_order())
-            entry.call = replace(
-                entry.call,
-                counter_names=board._endpoint_names(
-                    entry.call.endpoint_id, entry.ticket_counter_names
-                ),
+        board._seen_calls.update(memory.seen_calls)
+        # Kept newest first; numbered oldest first, so calls of one moment keep their order.
+        for remembered in reversed(memory.recent_calls):
+            call = remembered.call
+            names = board._endpoint_names(call.endpoint_id, remembered.ticket_counter_names)
+            board._recent.append(
+                _Called(
+                    # A restored call has been announced already, or is too old to be.
+                    call=replace(call, counter_names=names, announce=False),
+                    seen_at=remembered.seen_at,
+                    highlight_until=None,
+                    ticket_counter_names=dict(remembered.ticket_counter_names),
+                    order=board._next_order(),
+                )
             )
-            board._recent.append(entry)
-            previous = board._seen_calls.get(entry.call.ticket_id, -1)
-            board._seen_calls[entry.call.ticket_id] = max(previous, entry.call.recall)
+            previous = board._seen_calls.get(call.ticket_id, -1)
+            board._seen_calls[call.ticket_id] = max(previous, call.recall)
         board._recent.sort(key=lambda entry: (entry.call.called_at, entry.order), reverse=True)
         del board._recent[board._recent_capacity() :]
         board._queue_order = None
         board._counter_order = None
         return board
-
-
-# --- state helpers ----------------------------------------------------------------------------
-
-
-def _dump(record: Place | Queue | Endpoint | Counter | QueueState) -> dict[str, Any]:
-    return record.model_dump(mode="json")
-
-
-def _clean_names(names: object) -> dict[str, str]:
-    if not isinstance(names, Mapping):
-        raise TypeError("names must be an object")
-    cleaned = {clean_text(key, 16): clean_text(text) for key, text in names.items()}
-    return {key: text for key, text in cleaned.items() if text}
-
-
-def _dump_called(entry: _Called) -> dict[str, Any]:
-    call = entry.call
-    return {
-        "ticket_id": call.ticket_id,
-        "label": call.label,
-        "queue_id": call.queue_id,
-        "endpoint_id": call.endpoint_id,
-        "counter_names": dict(call.counter_names),
-        "ticket_counter_names": dict(entry.ticket_counter_names),
-        "called_at": call.called_at.isoformat(),
-        "recall": call.recall,
-        "seen_at": entry.seen_at.isoformat(),
-    }
-
-
-def _load_called(item: Mapping[str, Any], order: int) -> _Called:
-    endpoint_id = item.get("endpoint_id")
-    call = Call(
-        ticket_id=clean_text(item["ticket_id"]),
-        label=clean_text(item.get("label", ""), 24),
-        queue_id=clean_text(item.get("queue_id", "")),
-        endpoint_id=clean_text(endpoint_id) if endpoint_id else None,
-        counter_names=_clean_names(item.get("counter_names", {})),
-        called_at=parse_datetime(item["called_at"]),
-        recall=int(item.get("recall", 0)),
-        # A restored call has been announced already, or is too old to be.
-        announce=False,
-    )
-    return _Called(
-        call=call,
-        seen_at=parse_datetime(item.get("seen_at", item["called_at"])),
-        highlight_until=None,
-        ticket_counter_names=_clean_names(item.get("ticket_counter_names", {})),
-        order=order,
-    )

@@ -75,17 +75,17 @@ def record_differences(shown: Shown) -> list[str]:
     truth = shown.sim.truth()
     problems = differences(shown.board, truth)
     board = shown.board
-    saved = board.to_state(datetime.now(UTC))
+    saved = board.memory(datetime.now(UTC))
     for ticket_id, record in truth["tickets"].items():
         have = board.tickets.get(ticket_id)
         want = Ticket.model_validate(record)
         if have is not None and _ticket_view(have) != _ticket_view(want):
             problems.append(f"ticket {want.label}: {_ticket_view(have)} != {_ticket_view(want)}")
-    states = {key: QueueState.model_validate(value) for key, value in saved["queue_states"].items()}
+    states = saved.queue_states
     for queue_id, record in truth["queueStates"].items():
         if states.get(queue_id) != QueueState.model_validate(record):
             problems.append(f"queue state {queue_id}: {states.get(queue_id)!r}")
-    counters = {key: Counter.model_validate(value) for key, value in saved["counters"].items()}
+    counters = saved.counters
     for counter_id, record in truth["counters"].items():
         have_infos = counters[counter_id].infos if counter_id in counters else None
         if have_infos != Counter.model_validate(record).infos:

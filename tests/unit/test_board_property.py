@@ -7,7 +7,6 @@ disagree with it, hypothesis finds the sequence and shrinks it.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -17,6 +16,7 @@ from test_board_support import at, counter, queue_state, ticket
 
 from lobby_display.board import Board, BoardSettings
 from lobby_display.models import FINISHED_STATES, WAITING_STATES, Ticket, TicketState
+from lobby_display.state import SavedBoard
 from lobby_display.updates import (
     CounterChanged,
     CountersSnapshot,
@@ -206,7 +206,8 @@ def test_the_board_equals_a_naive_replay_of_any_interleaving(
 
     # And what it saves shows the same after a restart.
     end = len(sequence) + 1
-    restored = Board.from_state(SETTINGS, json.loads(json.dumps(board.to_state(at(end)))), at(end))
+    saved = SavedBoard.of(board.memory(at(end)), at(end)).to_json()
+    restored = SavedBoard.model_validate_json(saved).restore(SETTINGS, at(end))
     assert restored.queues() == board.queues()
     assert restored.counters() == board.counters()
     # Restored calls are listed as they were, never to be announced again.
