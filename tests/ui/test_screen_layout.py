@@ -22,8 +22,8 @@ from boards import (
 from lobby_display.app import LobbyApp
 from lobby_display.board import Board
 from lobby_display.models import Queue, QueueState, keyed, pick_name
+from lobby_display.queue_layout import Column
 from lobby_display.updates import QueueStatesSnapshot
-from lobby_display.widgets.queue_board import Column
 
 #: 106x30 is the TV (foot full screen at 1920x1080, or 3840x2160 at twice the font size).
 SIZES = [(80, 24), (100, 30), (106, 30), (120, 34), (160, 45), (200, 56), (240, 67)]

@@ -8,18 +8,16 @@ its headings). When the screen is too narrow for every column, the people leave 
 column, then "Today" goes. Only when even that does not fit does the board show the queues a
 page at a time (a queue never split from its sub-rows), turning pages with the locale rotation.
 
-`arrange` is the pure part: which columns, how many groups, which rows on which page.
+`queue_layout.arrange` is the pure part: which columns, how many groups, which rows on which page.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from enum import IntEnum
-from typing import ClassVar, Final, Literal, cast
+from typing import ClassVar, Final, cast
 
-from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions
 from rich.padding import Padding
 from rich.segment import Segment
@@ -30,6 +28,16 @@ from textual.reactive import reactive
 from textual.strip import Strip
 
 from lobby_display import messages
+from lobby_display.queue_layout import (
+    SUB_INDENT,
+    BoardLayout,
+    Column,
+    ColumnLayout,
+    ColumnTexts,
+    QueueRow,
+    Tone,
+    arrange,
+)
 from lobby_display.views import (
     AppointmentTypeView,
     HealthView,
@@ -38,8 +46,6 @@ from lobby_display.views import (
     slots_of_day,
 )
 from lobby_display.widgets.panel import UNKNOWN, LineKey, LinePanel, Shown
-
-Tone = Literal["open", "busy", "closed", "unknown"]
 
 _STATUS_WORDS: Final = {
     QueueStatus.CLOSED: messages.CLOSED,
@@ -59,74 +65,12 @@ _TONES: Final[dict[QueueStatus, Tone]] = {
 }
 
 
-class Column(IntEnum):
-    """The board's columns, in the order they are shown."""
-
-    NAME = 0
-    STATUS = 1
-    WAITING = 2
-    NEXT = 3
-    """The next free slot."""
-    TODAY = 4
-    """Today's opening hours."""
-
-
-#: Every column, in order.
-ALL_COLUMNS: Final = tuple(Column)
-#: Columns are given up before a queue's name is cut below this many cells (a longer name is
-#: cut with an ellipsis).
-_NAME_WIDTH: Final = 24
-#: What the board gives up, step by step, when the width runs short: (columns kept, whether
-#: the waiting column is compact: tickets only, without the people). The most complete first.
-_LAYOUTS: Final[tuple[tuple[tuple[Column, ...], bool], ...]] = (
-    (ALL_COLUMNS, False),
-    (ALL_COLUMNS, True),
-    ((Column.NAME, Column.STATUS, Column.WAITING, Column.NEXT), True),
-    ((Column.NAME, Column.STATUS, Column.NEXT), True),
-    ((Column.NAME, Column.STATUS), True),
-)
-#: Between today's opening hours when they share one line.
-HOURS_SEPARATOR: Final = " · "
-
-
-@dataclass(frozen=True, slots=True)
-class QueueRow:
-    """One line of the board, in the locale on screen."""
-
-    name: str
-    status: str
-    tone: Tone
-    waiting: str
-    next_available: str
-    hours: str
-    """Today's opening hours, one range a line."""
-    sub: bool = False
-    """True for an appointment type's line under its queue."""
-    waiting_short: str = ""
-    """The waiting tickets alone, for narrow screens ("" : same as `waiting`)."""
-
-    def cells(
-        self, compact: bool = False, hours_inline: bool = False
-    ) -> tuple[str, str, str, str, str]:
-        """The text of the five columns, in `Column` order (`compact`: the waiting tickets
-        without the people; `hours_inline`: today's hours on one line)."""
-        waiting = self.waiting_short or self.waiting if compact else self.waiting
-        hours = self.hours.replace("\n", HOURS_SEPARATOR) if hours_inline else self.hours
-        return (self.name, self.status, waiting, self.next_available, hours)
-
-    def lines(self, columns: Sequence[Column], hours_inline: bool = False) -> int:
-        """How many lines the row takes with `columns` shown."""
-        if Column.TODAY in columns and not hours_inline:
-            return self.hours.count("\n") + 1
-        return 1
-
-
 @dataclass(frozen=True, slots=True)
 class QueueBoardText:
     """Everything the board says, in the locale on screen."""
 
     heading: str
-    headings: tuple[str, str, str, str, str]
+    headings: ColumnTexts
     groups: tuple[tuple[QueueRow, ...], ...]
     """One group per queue: its row, then its appointment types' rows."""
     empty: str
@@ -223,315 +167,6 @@ def _first_type(
 ) -> AppointmentTypeView | None:
     """The appointment type whose first availability is the queue's."""
     return next((kind for kind in types if kind.first_availability == moment), None)
-
-
-@dataclass(frozen=True, slots=True)
-class ColumnLayout:
-    """Which columns the board shows and how wide each is."""
-
-    columns: tuple[Column, ...]
-    """The columns shown, in order."""
-    compact: bool
-    """True when the waiting column gives the tickets without the people."""
-    widths: tuple[int, ...]
-    """The width of each shown column, in cells."""
-    headings: tuple[str, ...] = ()
-    """The heading of each shown column (a long one may be on two lines)."""
-    hours_inline: bool = False
-    """True when today's hours share one line (a wider column, fewer lines)."""
-
-    @property
-    def header_lines(self) -> int:
-        """How many lines the headings take."""
-        return max((heading.count("\n") + 1 for heading in self.headings), default=1)
-
-    @property
-    def rank(self) -> int:
-        """How much the layout gives up: 0 for every column, more for plainer ones."""
-        return _LAYOUTS.index((self.columns, self.compact))
-
-    def row_lines(self, row: QueueRow) -> int:
-        """How many lines `row` takes in this layout."""
-        return row.lines(self.columns, self.hours_inline)
-
-
-#: Extra cells a column may get when the board has room to spare (beyond that, the room stays
-#: on the right: columns far apart are hard to read across).
-_MAX_EXTRA: Final = 6
-
-
-def wrap_heading(heading: str) -> str:
-    """A heading on two lines, split at the space that makes the longer line shortest
-    ("Next available" -> "Next\navailable"); a heading without a space stays as it is."""
-    best = heading
-    for index, char in enumerate(heading):
-        if char == " ":
-            candidate = heading[:index] + "\n" + heading[index + 1 :]
-            if _widest_line(candidate) < _widest_line(best):
-                best = candidate
-    return best
-
-
-def _widest_line(text: str) -> int:
-    return max(cell_len(line) for line in text.split("\n"))
-
-
-#: How wide a column's text is: (column, compact, hours on one line, heading) -> cells.
-_Measure = Callable[[Column, bool, bool, str], int]
-
-
-def _measure(rows: Sequence[QueueRow]) -> _Measure:
-    """The natural width of each column for `rows` (measured once per variant of a column)."""
-    widest: dict[tuple[Column, bool, bool], int] = {}
-
-    def natural(column: Column, compact: bool, inline: bool, heading: str) -> int:
-        # Only the waiting column differs when compact, only "Today" when inline.
-        key = (column, compact and column is Column.WAITING, inline and column is Column.TODAY)
-        if key not in widest:
-            if column is Column.NAME:
-                cells = [_SUB_INDENT + row.name if row.sub else row.name for row in rows]
-            else:
-                cells = [row.cells(compact, inline)[column] for row in rows]
-            widest[key] = max((_widest_line(cell) for cell in cells if cell), default=0)
-        return max(_widest_line(heading), widest[key])
-
-    return natural
-
-
-def fit_columns(headings: Sequence[str], rows: Sequence[QueueRow], width: int) -> ColumnLayout:
-    """The preferred columns for `width` cells: the first of `column_layouts`."""
-    return column_layouts(headings, rows, width)[0]
-
-
-def column_layouts(
-    headings: Sequence[str], rows: Sequence[QueueRow], width: int
-) -> list[ColumnLayout]:
-    """Every way of showing the columns in `width` cells, the most complete first.
-
-    Each column gets the width of its longest line. Today's hours share one line only where
-    that cuts no name. Names are never cut below `_NAME_WIDTH` cells while something else can
-    give way: first the hours go on two lines and headings wider than their column go on two
-    lines, then the people leave the waiting column, then "Today" goes, then the waiting, then
-    the next slot. Only when nothing fits are names cut (with an ellipsis).
-    """
-    measure = _measure(rows)
-    return _fitting_layouts(measure, headings, width) or [_cut_names(measure, headings, width)]
-
-
-def _fitting_layouts(measure: _Measure, headings: Sequence[str], width: int) -> list[ColumnLayout]:
-    """The layouts of `column_layouts` that fit without cutting names below `_NAME_WIDTH`."""
-    wrapped = [wrap_heading(heading) for heading in headings]
-    layouts: list[ColumnLayout] = []
-    for columns, compact in _LAYOUTS:
-        # With "Today": its hours on one line first (wider, fewer lines), then stacked.
-        inline_choices = (True, False) if Column.TODAY in columns else (False,)
-        for inline in inline_choices:
-            layout = _first_fit(measure, columns, compact, inline, (headings, wrapped), width)
-            if layout is not None:
-                layouts.append(layout)
-                break
-    return layouts
-
-
-def _first_fit(
-    measure: _Measure,
-    columns: tuple[Column, ...],
-    compact: bool,
-    inline: bool,
-    choices: tuple[Sequence[str], Sequence[str]],
-    width: int,
-) -> ColumnLayout | None:
-    for shown in choices:
-        widths = [measure(column, compact, inline, shown[column]) for column in columns]
-        # Two cells between columns (one each side), none at the edges.
-        room = width - sum(widths[1:]) - 2 * (len(columns) - 1)
-        # Hours on one line never cost a name any cell: stacked hours come first.
-        if room >= (widths[0] if inline else min(widths[0], _NAME_WIDTH)):
-            return _layout(columns, compact, inline, widths, room, shown)
-    return None
-
-
-def _cut_names(measure: _Measure, headings: Sequence[str], width: int) -> ColumnLayout:
-    """The plainest layout, names cut to what is left."""
-    columns, compact = _LAYOUTS[-1]
-    wrapped = [wrap_heading(heading) for heading in headings]
-    widths = [measure(column, compact, False, wrapped[column]) for column in columns]
-    room = width - sum(widths[1:]) - 2 * (len(columns) - 1)
-    return _layout(columns, compact, False, widths, room, wrapped)
-
-
-def _layout(
-    columns: tuple[Column, ...],
-    compact: bool,
-    inline: bool,
-    widths: list[int],
-    room: int,
-    headings: Sequence[str],
-) -> ColumnLayout:
-    widths[0] = max(min(widths[0], room), 1)
-    spare = room - widths[0]
-    if spare > 0 and len(columns) > 1:
-        extra = min(spare // (len(columns) - 1), _MAX_EXTRA)
-        widths[1:] = [value + extra for value in widths[1:]]
-    return ColumnLayout(
-        columns,
-        compact,
-        tuple(widths),
-        tuple(headings[column] for column in columns),
-        hours_inline=inline,
-    )
-
-
-#: An empty line between two queues, when the board has room for it.
-SPACER: Final = QueueRow("", "", "unknown", "", "", "")
-_SUB_INDENT: Final = "  "
-#: The layout of the board when nothing says otherwise: every column, hours stacked.
-_FULL: Final = ColumnLayout(ALL_COLUMNS, False, (1,) * len(ALL_COLUMNS), ("",) * len(ALL_COLUMNS))
-
-#: One page of the board: the rows of each column group, left to right.
-Page = tuple[tuple[QueueRow, ...], ...]
-
-
-def paginate(
-    groups: Sequence[tuple[QueueRow, ...]],
-    lines: int,
-    layout: ColumnLayout = _FULL,
-    side_by_side: int = 1,
-) -> list[Page]:
-    """Share the queues out among pages of `side_by_side` column groups of at most `lines` lines
-    each, in reading order (down the first group, then the next), keeping each queue's lines
-    together (a queue taller than a group keeps the rows that fit).
-
-    When everything fits on one page, the groups are balanced (as short as they can be), and
-    queues get an empty line between them where there is room for it: easier to read from afar.
-    """
-    empty: Page = ((),) * side_by_side
-    if lines <= 0 or not groups:
-        return [empty]
-    blocks = [_rows_that_fit(group, lines, layout) for group in groups]
-    heights = [sum(layout.row_lines(row) for row in block) for block in blocks]
-    for spacing in (1, 0):
-        height = _balanced_height(heights, lines, spacing, side_by_side)
-        if height is not None:
-            columns = _fill(blocks, heights, height, spacing)
-            return [_page(columns, side_by_side)]
-    columns = _fill(blocks, heights, lines, 0)
-    return [
-        _page(columns[start : start + side_by_side], side_by_side)
-        for start in range(0, len(columns), side_by_side)
-    ]
-
-
-def _rows_that_fit(
-    group: tuple[QueueRow, ...], lines: int, layout: ColumnLayout
-) -> tuple[QueueRow, ...]:
-    """The queue's rows, or the first of them that fit in `lines` lines."""
-    used = 0
-    for index, row in enumerate(group):
-        used += layout.row_lines(row)
-        if used > lines:
-            return group[:index]
-    return group
-
-
-def _fill(
-    blocks: Sequence[tuple[QueueRow, ...]], heights: Sequence[int], lines: int, spacing: int
-) -> list[list[QueueRow]]:
-    """The queues in columns of at most `lines` lines, each filled before the next, with
-    `spacing` empty lines between two queues of a column."""
-    columns: list[list[QueueRow]] = [[]]
-    used = 0
-    for block, height in zip(blocks, heights, strict=True):
-        gap = spacing if columns[-1] else 0
-        if columns[-1] and used + gap + height > lines:
-            columns.append([])
-            used, gap = 0, 0
-        if gap:
-            columns[-1].append(SPACER)
-        columns[-1].extend(block)
-        used += gap + height
-    return columns
-
-
-def _balanced_height(
-    heights: Sequence[int], lines: int, spacing: int, side_by_side: int
-) -> int | None:
-    """The fewest lines per column (at most `lines`) that hold every queue in `side_by_side`
-    columns, filled in order with `spacing` lines between queues; None when none does."""
-    for height in range(max(heights), lines + 1):
-        columns, used = 1, 0
-        for queue in heights:
-            gap = spacing if used else 0
-            if used and used + gap + queue > height:
-                columns, used, gap = columns + 1, 0, 0
-            used += gap + queue
-        if columns <= side_by_side:
-            return height
-    return None
-
-
-def _page(columns: Sequence[Sequence[QueueRow]], side_by_side: int) -> Page:
-    shaped = [tuple(column) for column in columns[:side_by_side]]
-    return tuple(shaped + [()] * (side_by_side - len(shaped)))
-
-
-#: Cells between two column groups side by side (a rule in the middle).
-GROUP_GAP: Final = 3
-#: Most column groups side by side, and the narrowest a group may be.
-MAX_GROUPS: Final = 4
-_MIN_GROUP_WIDTH: Final = 24
-
-
-@dataclass(frozen=True, slots=True)
-class BoardLayout:
-    """How the board shows its queues at one size."""
-
-    columns: ColumnLayout
-    """The columns of every group."""
-    side_by_side: int
-    """How many column groups share the width."""
-    group_width: int
-    """The width of one group, in cells."""
-    pages: tuple[Page, ...]
-    """The rows of each group, page by page."""
-
-
-def arrange(
-    headings: Sequence[str],
-    groups: Sequence[tuple[QueueRow, ...]],
-    width: int,
-    height: int,
-) -> BoardLayout:
-    """The columns, groups and pages that show the queues best in `width` x `height` cells.
-
-    Fewest pages first; then the most complete columns; then the fewest groups side by side.
-    Groups go side by side only with the waiting column and without cutting names; a single
-    group may give up columns (the plainer layouts of `column_layouts`) to need fewer pages.
-    """
-    rows = [row for group in groups for row in group]
-    measure = _measure(rows)
-    best: tuple[tuple[int, int, int], BoardLayout] | None = None
-    for count in range(1, MAX_GROUPS + 1):
-        group_width = (width - GROUP_GAP * (count - 1)) // count
-        if count > 1:
-            if count > len(groups) or group_width < _MIN_GROUP_WIDTH:
-                break
-            layouts = [
-                layout
-                for layout in _fitting_layouts(measure, headings, group_width)
-                if Column.WAITING in layout.columns
-            ]
-        else:
-            layouts = _fitting_layouts(measure, headings, group_width) or [
-                _cut_names(measure, headings, group_width)
-            ]
-        for layout in layouts:
-            pages = paginate(groups, height - layout.header_lines, layout, count)
-            key = (len(pages), layout.rank, count)
-            if best is None or key < best[0]:
-                best = (key, BoardLayout(layout, count, group_width, tuple(pages)))
-    assert best is not None
-    return best[1]
 
 
 def table_row_lines(
@@ -647,7 +282,7 @@ class QueueBoard(LinePanel):
         super().__init__(id=id, classes=classes)
         self.content: QueueBoardText | None = None
         """What the board says; set by `show`."""
-        self._arranged = BoardLayout(_FULL, 1, 1, (((),),))
+        self._arranged = BoardLayout.empty(1)
         self._rows_by_queue: dict[str, tuple[QueueView, tuple[QueueRow, ...]]] = {}
         self._rows_key: object = None
         # Each row drawn at the width of its group, for the lines that show it.
@@ -662,12 +297,12 @@ class QueueBoard(LinePanel):
         groups = () if withdrawn else self._queue_rows(queues, shown)
         self.content = QueueBoardText(
             heading=text.text(messages.QUEUES),
-            headings=(
-                text.text(messages.QUEUE),
-                text.text(messages.STATUS),
-                text.text(messages.WAITING),
-                text.text(messages.NEXT_AVAILABLE),
-                text.text(messages.TODAY),
+            headings=ColumnTexts(
+                name=text.text(messages.QUEUE),
+                status=text.text(messages.STATUS),
+                waiting=text.text(messages.WAITING),
+                next_available=text.text(messages.NEXT_AVAILABLE),
+                today=text.text(messages.TODAY),
             ),
             groups=groups,
             empty=text.text(messages.NOT_AVAILABLE if withdrawn else messages.NO_QUEUES),
@@ -737,7 +372,7 @@ class QueueBoard(LinePanel):
         if content is not None and content.groups:
             self._arranged = arrange(content.headings, content.groups, width, height)
         else:
-            self._arranged = BoardLayout(_FULL, 1, width, (((),),))
+            self._arranged = BoardLayout.empty(width)
         self._update_heading()
         self._show_page()
 
@@ -852,12 +487,12 @@ class QueueBoard(LinePanel):
         texts = []
         for column in layout.columns:
             if column is Column.NAME:
-                name = _SUB_INDENT + row.name if row.sub else row.name
+                name = SUB_INDENT + row.name if row.sub else row.name
                 texts.append(Text(name, style=pick("sub" if row.sub else "name")))
             elif column is Column.STATUS:
-                texts.append(Text(cells[column], style=pick(row.tone)))
+                texts.append(Text(cells.status, style=pick(row.tone)))
             else:
-                texts.append(Text(cells[column], style=pick("sub") if row.sub else Style()))
+                texts.append(Text(cells.of(column), style=pick("sub") if row.sub else Style()))
         return texts
 
     def _table(self, row: QueueRow | None) -> Table:
@@ -885,24 +520,10 @@ class QueueBoard(LinePanel):
 
 
 __all__ = [
-    "ALL_COLUMNS",
-    "GROUP_GAP",
-    "HOURS_SEPARATOR",
-    "SPACER",
-    "BoardLayout",
-    "Column",
-    "ColumnLayout",
-    "Page",
     "QueueBoard",
     "QueueBoardText",
-    "QueueRow",
-    "arrange",
     "availability_text",
-    "column_layouts",
-    "fit_columns",
-    "paginate",
     "queue_rows",
     "table_row_lines",
     "waiting_text",
-    "wrap_heading",
 ]
