@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import ClassVar, Final, cast
+from typing import ClassVar, Final
 
 from rich.console import Console, ConsoleOptions
 from rich.padding import Padding
@@ -24,6 +24,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.table import Table
 from rich.text import Text
+from textual.cache import LRUCache
 from textual.reactive import reactive
 from textual.strip import Strip
 
@@ -45,7 +46,7 @@ from lobby_display.views import (
     QueueView,
     slots_of_day,
 )
-from lobby_display.widgets.panel import UNKNOWN, LineKey, LinePanel, Shown
+from lobby_display.widgets.panel import MAX_DRAWN_ROWS, UNKNOWN, LineKey, LinePanel, Shown
 
 _STATUS_WORDS: Final = {
     QueueStatus.CLOSED: messages.CLOSED,
@@ -206,16 +207,12 @@ def table_row_lines(
     return [[segment for lines in shaped for segment in lines[y]] for y in range(height)]
 
 
-#: The row key of the headings line(s).
-_HEADINGS: Final = "headings"
-
-
 @dataclass(frozen=True, slots=True)
 class _Line:
-    """One line of the board: for each column group, the row drawn there and which of its
-    lines (None where a group has no line here)."""
+    """One line of the board: for each column group, the row drawn there (None: the headings)
+    and which of its lines (None where a group has no line here)."""
 
-    parts: tuple[tuple[Hashable, int] | None, ...]
+    parts: tuple[tuple[QueueRow | None, int] | None, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,7 +224,7 @@ class _Drawing:
     side_by_side: int
 
 
-class QueueBoard(LinePanel):
+class QueueBoard(LinePanel[QueueBoardText, _Line, _Drawing]):
     """The queues: name, status, waiting tickets and people, next free slot, today's hours."""
 
     DEFAULT_CSS = """
@@ -274,40 +271,40 @@ class QueueBoard(LinePanel):
         "queue-board--message",
         "queue-board--rule",
     }
+    MESSAGE_COMPONENT: ClassVar[str] = "queue-board--message"
 
     page_slot: reactive[int] = reactive(0, repaint=False)
     """Advances with time; the page shown is this modulo the number of pages."""
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
-        self.content: QueueBoardText | None = None
-        """What the board says; set by `show`."""
         self._arranged = BoardLayout.empty(1)
         self._rows_by_queue: dict[str, tuple[QueueView, tuple[QueueRow, ...]]] = {}
         self._rows_key: object = None
-        # Each row drawn at the width of its group, for the lines that show it.
-        self._row_strips: dict[Hashable, list[Strip]] = {}
+        # Each row (None: the headings) drawn at the width of its group, for the lines that
+        # show it.
+        self._row_strips: LRUCache[QueueRow | None, list[Strip]] = LRUCache(MAX_DRAWN_ROWS)
         self._row_strips_with: Hashable = None
 
     def show(self, queues: Sequence[QueueView], health: HealthView, shown: Shown) -> None:
         """Show the rows of `queues`, marked with their part's health."""
         text = shown.text
         self.show_health(health, shown)
-        withdrawn = self.withdrawn
-        groups = () if withdrawn else self._queue_rows(queues, shown)
-        self.content = QueueBoardText(
-            heading=text.text(messages.QUEUES),
-            headings=ColumnTexts(
-                name=text.text(messages.QUEUE),
-                status=text.text(messages.STATUS),
-                waiting=text.text(messages.WAITING),
-                next_available=text.text(messages.NEXT_AVAILABLE),
-                today=text.text(messages.TODAY),
-            ),
-            groups=groups,
-            empty=text.text(messages.NOT_AVAILABLE if withdrawn else messages.NO_QUEUES),
+        groups = () if self.withdrawn else self._queue_rows(queues, shown)
+        self.show_content(
+            QueueBoardText(
+                heading=text.text(messages.QUEUES),
+                headings=ColumnTexts(
+                    name=text.text(messages.QUEUE),
+                    status=text.text(messages.STATUS),
+                    waiting=text.text(messages.WAITING),
+                    next_available=text.text(messages.NEXT_AVAILABLE),
+                    today=text.text(messages.TODAY),
+                ),
+                groups=groups,
+                empty=self.empty_text(shown, messages.NO_QUEUES),
+            )
         )
-        self._paginate()
 
     def _queue_rows(
         self, queues: Sequence[QueueView], shown: Shown
@@ -336,10 +333,7 @@ class QueueBoard(LinePanel):
 
     def watch_page_slot(self) -> None:
         self._update_heading()
-        self._show_page()
-
-    def on_resize(self) -> None:
-        self._paginate()
+        self.show_rows()
 
     @property
     def pages(self) -> int:
@@ -366,7 +360,8 @@ class QueueBoard(LinePanel):
         """How many column groups of queues share the width."""
         return self._arranged.side_by_side
 
-    def _paginate(self) -> None:
+    def fit_content(self) -> None:
+        """Arrange the rows for the current size (columns, groups, pages)."""
         content = self.content
         width, height = self.content_size
         if content is not None and content.groups:
@@ -374,7 +369,6 @@ class QueueBoard(LinePanel):
         else:
             self._arranged = BoardLayout.empty(width)
         self._update_heading()
-        self._show_page()
 
     def _update_heading(self) -> None:
         if self.content is None:
@@ -384,7 +378,7 @@ class QueueBoard(LinePanel):
             heading = f"{heading}  {self.page + 1}/{self.pages}"
         self.set_heading(heading)
 
-    def _show_page(self) -> None:
+    def lines_of(self, content: QueueBoardText) -> tuple[list[LineKey[_Line]], _Drawing] | None:
         """The headings and the rows of the page shown, group beside group, or the message when
         there is no row.
 
@@ -393,38 +387,32 @@ class QueueBoard(LinePanel):
         change in one queue redraws its lines only, not the 40 or so of a page (Rich measures
         every cell of a table again on each render, 20 ms for a board of 30 queues).
         """
-        content = self.content
-        if content is None:
-            return
         if not content.groups:
-            self.show_message(content.empty, "queue-board--message")
-            return
+            return None
         arranged = self._arranged
         layout = arranged.columns
-        groups: list[list[tuple[Hashable, int]]] = []
+        groups: list[list[tuple[QueueRow | None, int]]] = []
         for rows in arranged.pages[self.page]:
-            lines: list[tuple[Hashable, int]] = []
+            lines: list[tuple[QueueRow | None, int]] = []
             if rows:
-                lines += [(_HEADINGS, y) for y in range(layout.header_lines)]
+                lines += [(None, y) for y in range(layout.header_lines)]
             for row in rows:
                 lines += [(row, y) for y in range(layout.row_lines(row))]
             groups.append(lines)
         height = max(len(lines) for lines in groups)
-        keys: list[LineKey] = [
+        keys = [
             (_Line(tuple(lines[y] if y < len(lines) else None for lines in groups)), 0)
             for y in range(height)
         ]
-        self.show_lines(keys, _Drawing(layout, arranged.group_width, arranged.side_by_side))
+        return keys, _Drawing(layout, arranged.group_width, arranged.side_by_side)
 
-    def draw_row(self, row: Hashable) -> list[Strip]:
+    def draw_row(self, row: _Line, layout: _Drawing) -> list[Strip]:
         """One line of the board: each group's part of it, a rule between two groups."""
-        line = cast(_Line, row)
-        arranged = self._arranged
-        width = arranged.group_width
+        width = layout.group_width
         base = self.visual_style.rich_style
         rule = Strip([Segment(" │ ", base + self._style("rule"))])
         parts: list[Strip] = []
-        for index, part in enumerate(line.parts):
+        for index, part in enumerate(row.parts):
             if index:
                 parts.append(rule)
             if part is None:
@@ -436,21 +424,22 @@ class QueueBoard(LinePanel):
             parts.append(strip.crop_extend(0, width, base))
         return [Strip.join(parts)]
 
-    def _strips(self, row: Hashable) -> list[Strip]:
-        """The lines of the headings or of one queue row, at the width of a group; kept until
-        the layout, the size, the styles or the theme change."""
+    def _strips(self, row: QueueRow | None) -> list[Strip]:
+        """The lines of the headings (None) or of one queue row, at the width of a group; kept
+        until the layout, the size, the styles or the theme change."""
         drawn_with = (
             self.row_layout,
             self.size.width,
             self.visual_style.rich_style,
             self.app.theme,
         )
-        if drawn_with != self._row_strips_with or len(self._row_strips) > 4 * len(self.line_keys):
+        if drawn_with != self._row_strips_with:
             self._row_strips.clear()
             self._row_strips_with = drawn_with
         strips = self._row_strips.get(row)
         if strips is None:
-            strips = self._row_strips[row] = self._draw_row(row)
+            strips = self._draw_row(row)
+            self._row_strips.set(row, strips)
         return strips
 
     def notify_style_update(self) -> None:
@@ -458,9 +447,8 @@ class QueueBoard(LinePanel):
         self._row_strips_with = None
         super().notify_style_update()
 
-    def _draw_row(self, row: Hashable) -> list[Strip]:
-        """The headings, or one row of the board, at the width of a group."""
-        queue_row = None if row == _HEADINGS else cast(QueueRow, row)
+    def _draw_row(self, queue_row: QueueRow | None) -> list[Strip]:
+        """The headings (None), or one row of the board, at the width of a group."""
         width = self._arranged.group_width
         options = self.app.console_options.update(highlight=False, width=width)
         header = queue_row is None
