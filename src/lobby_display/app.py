@@ -36,7 +36,7 @@ from textual.containers import Horizontal, Vertical
 from textual.theme import Theme
 from textual.timer import Timer
 
-from lobby_display import messages
+from lobby_display import strings
 from lobby_display.backoff import FIRST_DELAY, MAX_DELAY, Backoff
 from lobby_display.board import Board, BoardSettings, Changes
 from lobby_display.config import DisplaySettings, Settings
@@ -616,7 +616,7 @@ class LobbyApp(App[None], inherit_bindings=False):
         def status() -> None:
             banner = self.banner
             if banner == DEMO_BANNER:
-                banner = f"{shown.text.text(messages.DEMO)} · {shown.text.text(messages.DEMO_QUIT)}"
+                banner = f"{shown.text.text(strings.DEMO)} · {shown.text.text(strings.DEMO_QUIT)}"
             self.status_line.show(parts, shown, banner)
 
         for wanted, draw in (

@@ -37,8 +37,8 @@ from babel.dates import (
 from babel.numbers import format_decimal
 from babel.support import NullTranslations, Translations
 
-from lobby_display import messages
-from lobby_display.messages import PluralMessage
+from lobby_display import strings
+from lobby_display.strings import PluralMessage
 from lobby_display.terminal_text import for_terminal
 
 log = logging.getLogger(__name__)
@@ -225,7 +225,7 @@ class LocaleText:
         """
         delta = moment - now
         if delta <= timedelta(0):
-            return self.text(messages.NOW)
+            return self.text(strings.NOW)
         # A slot 30 s ahead reads "in 1 min": round up, never down to "now".
         minutes = math.ceil(delta.total_seconds() / 60)
         if minutes < SOON.total_seconds() / 60:
@@ -241,7 +241,7 @@ class LocaleText:
     def next_slot(self, moment: datetime | None, now: datetime) -> str:
         """The wording of a queue's first availability; "no slot available" for None."""
         if moment is None:
-            return self.text(messages.NO_SLOT)
+            return self.text(strings.NO_SLOT)
         return self.when(moment, now)
 
     # --- helpers ---------------------------------------------------------------------------------

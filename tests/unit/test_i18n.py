@@ -12,7 +12,7 @@ from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
 from rich.cells import cell_len
 
-from lobby_display import messages
+from lobby_display import strings
 from lobby_display.i18n import LocaleRotation, LocaleText, buddhist_pattern, load_catalog
 from lobby_display.models import LOCALES
 
@@ -215,8 +215,8 @@ def test_no_slot_has_its_own_words(locale: str) -> None:
 )
 def test_headings_are_translated(locale: str, now_calling: str, counter: str) -> None:
     text = LocaleText(locale)
-    assert text.text(messages.NOW_CALLING) == now_calling
-    assert text.text(messages.COUNTER) == counter
+    assert text.text(strings.NOW_CALLING) == now_calling
+    assert text.text(strings.COUNTER) == counter
 
 
 @pytest.mark.parametrize(
@@ -236,37 +236,37 @@ def test_headings_are_translated(locale: str, now_calling: str, counter: str) ->
 def test_people_counts_take_the_languages_plural_form(locale: str, counts: dict[int, str]) -> None:
     text = LocaleText(locale)
     for n, expected in counts.items():
-        assert text.plural(messages.PEOPLE, n) == expected
+        assert text.plural(strings.PEOPLE, n) == expected
 
 
 def test_plural_counts_are_formatted_as_numbers_of_the_locale() -> None:
-    assert LocaleText("fr_FR").plural(messages.TICKETS, 1500) == "1\u202f500 tickets"
-    assert LocaleText("en_US").plural(messages.TICKETS, 1500) == "1,500 tickets"
-    assert LocaleText("en_US").plural(messages.TICKETS, 1) == "1 ticket"
+    assert LocaleText("fr_FR").plural(strings.TICKETS, 1500) == "1\u202f500 tickets"
+    assert LocaleText("en_US").plural(strings.TICKETS, 1500) == "1,500 tickets"
+    assert LocaleText("en_US").plural(strings.TICKETS, 1) == "1 ticket"
 
 
 def test_named_placeholders_are_filled_and_values_stay_literal() -> None:
     text = LocaleText("de_DE", PARIS)
-    assert text.text(messages.OPENS, when="14:00") == "Öffnet: 14:00"
-    assert text.text(messages.RECONNECTING_ATTEMPT, n=3) == "Verbinde neu (Versuch 3)"
+    assert text.text(strings.OPENS, when="14:00") == "Öffnet: 14:00"
+    assert text.text(strings.RECONNECTING_ATTEMPT, n=3) == "Verbinde neu (Versuch 3)"
     # A counter name from the network is inserted as it is, never interpreted.
     hostile = "{n} [bold]Desk{0}[/bold]"
-    assert text.text(messages.GO_TO_COUNTER, counter=hostile) == f"Bitte zu {hostile}"
+    assert text.text(strings.GO_TO_COUNTER, counter=hostile) == f"Bitte zu {hostile}"
 
 
 def test_a_missing_catalog_falls_back_to_english_with_local_formats(tmp_path: Path) -> None:
     text = LocaleText("fr_FR", PARIS, directory=tmp_path)
-    assert text.text(messages.NOW_CALLING) == "Now calling"
-    assert text.plural(messages.PEOPLE, 1) == "1 person"
-    assert text.plural(messages.PEOPLE, 2000) == "2\u202f000 people"
+    assert text.text(strings.NOW_CALLING) == "Now calling"
+    assert text.plural(strings.PEOPLE, 1) == "1 person"
+    assert text.plural(strings.PEOPLE, 2000) == "2\u202f000 people"
     assert text.next_slot(NOW, NOW) == "now"
     assert plain(text.next_slot(NOW + timedelta(minutes=5), NOW)) == "dans 5 min"
 
 
 def test_a_translation_with_a_wrong_placeholder_falls_back_to_the_source(tmp_path: Path) -> None:
     catalog = Catalog(locale="de_DE", domain="lobby_display")
-    catalog.add(messages.OPENS, "Öffnet: {wann}")
-    catalog.add(messages.NOW_CALLING, "Aufruf")
+    catalog.add(strings.OPENS, "Öffnet: {wann}")
+    catalog.add(strings.NOW_CALLING, "Aufruf")
     folder = tmp_path / "de_DE" / "LC_MESSAGES"
     folder.mkdir(parents=True)
     buffer = BytesIO()
@@ -274,18 +274,18 @@ def test_a_translation_with_a_wrong_placeholder_falls_back_to_the_source(tmp_pat
     (folder / "lobby_display.mo").write_bytes(buffer.getvalue())
 
     text = LocaleText("de_DE", directory=tmp_path)
-    assert text.text(messages.NOW_CALLING) == "Aufruf"
-    assert text.text(messages.OPENS, when="14:00") == "Opens 14:00"
+    assert text.text(strings.NOW_CALLING) == "Aufruf"
+    assert text.text(strings.OPENS, when="14:00") == "Opens 14:00"
 
 
 # --- written for the kiosk's terminal ------------------------------------------------------------
 
 
-def _every_message() -> list[str | messages.PluralMessage]:
+def _every_message() -> list[str | strings.PluralMessage]:
     return [
         value
-        for name, value in vars(messages).items()
-        if name.isupper() and isinstance(value, str | messages.PluralMessage)
+        for name, value in vars(strings).items()
+        if name.isupper() and isinstance(value, str | strings.PluralMessage)
     ]
 
 
@@ -295,7 +295,7 @@ def test_no_thai_catalog_string_reaches_the_screen_with_sara_am() -> None:
     catalog = load_catalog("th_TH")
     written = 0
     for message in _every_message():
-        if isinstance(message, messages.PluralMessage):
+        if isinstance(message, strings.PluralMessage):
             pairs = [
                 (
                     text.ngettext(message.singular, message.plural, n),
@@ -310,7 +310,7 @@ def test_no_thai_catalog_string_reaches_the_screen_with_sara_am() -> None:
             assert cell_len(shown) == cell_len(translated)
             written += "\u0e33" in translated
     assert written >= 5, "the Thai catalog has words with SARA AM (กำลัง, ทำการ, จำลอง...)"
-    assert text.text(messages.DEMO) == "การสาธิต: ข้อมูลจ\u0e4d\u0e32ลอง"
+    assert text.text(strings.DEMO) == "การสาธิต: ข้อมูลจ\u0e4d\u0e32ลอง"
 
 
 def test_a_thai_babel_date_with_sara_am_is_written_decomposed() -> None:

@@ -14,7 +14,7 @@ from rich.text import Text
 from textual.geometry import Size
 from textual.strip import Strip
 
-from lobby_display import messages
+from lobby_display import strings
 from lobby_display.views import CounterView, HealthView
 from lobby_display.widgets.panel import UNKNOWN, LineKey, LinePanel, Shown
 
@@ -72,7 +72,7 @@ class CountersPanel(LinePanel[CountersText, _Line, _Columns]):
     def show(self, counters: Sequence[CounterView], health: HealthView, shown: Shown) -> None:
         """Show `counters`, marked with their part's health."""
         text = shown.text
-        self.set_heading(text.text(messages.COUNTERS))
+        self.set_heading(text.text(strings.COUNTERS))
         self.show_health(health, shown)
         withdrawn = self.withdrawn
         rows = tuple(
@@ -86,7 +86,7 @@ class CountersPanel(LinePanel[CountersText, _Line, _Columns]):
         lines_before = self.get_content_height(Size(), Size(), width)
         self.show_content(
             CountersText(
-                rows=() if withdrawn else rows, empty=self.empty_text(shown, messages.NO_COUNTERS)
+                rows=() if withdrawn else rows, empty=self.empty_text(shown, strings.NO_COUNTERS)
             )
         )
         if self.get_content_height(Size(), Size(), width) != lines_before:

@@ -19,7 +19,7 @@ from textual.reactive import reactive
 from textual.strip import Strip
 from textual.widget import Widget
 
-from lobby_display import messages
+from lobby_display import strings
 from lobby_display.i18n import LocaleText
 from lobby_display.models import pick_name
 from lobby_display.updates import FeedStatus
@@ -64,11 +64,11 @@ def freshness_note(health: HealthView, shown: Shown) -> str:
             return ""
         case Freshness.RECONNECTING:
             if health.status is FeedStatus.CONNECTING:
-                return shown.text.text(messages.CONNECTING)
-            return shown.text.text(messages.RECONNECTING)
+                return shown.text.text(strings.CONNECTING)
+            return shown.text.text(strings.RECONNECTING)
         case Freshness.STALE | Freshness.WITHDRAWN:
             since = health.down_since or shown.now
-            return shown.text.text(messages.OUT_OF_DATE_SINCE, time=shown.moment(since))
+            return shown.text.text(strings.OUT_OF_DATE_SINCE, time=shown.moment(since))
     return ""
 
 
@@ -232,7 +232,7 @@ class LinePanel(Panel, Generic[ContentT, RowT, LayoutT]):
     def empty_text(self, shown: Shown, nothing: str) -> str:
         """The message of a panel without rows: "Not available" when withdrawn, else
         `nothing` ("No counters", say), in the locale on screen."""
-        return shown.text.text(messages.NOT_AVAILABLE if self.withdrawn else nothing)
+        return shown.text.text(strings.NOT_AVAILABLE if self.withdrawn else nothing)
 
     def show_rows(self) -> None:
         """The lines of the current content at the current size, or its message."""

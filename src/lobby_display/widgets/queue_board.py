@@ -28,7 +28,7 @@ from textual.cache import LRUCache
 from textual.reactive import reactive
 from textual.strip import Strip
 
-from lobby_display import messages
+from lobby_display import strings
 from lobby_display.queue_layout import (
     SUB_INDENT,
     BoardLayout,
@@ -49,14 +49,14 @@ from lobby_display.views import (
 from lobby_display.widgets.panel import MAX_DRAWN_ROWS, UNKNOWN, LineKey, LinePanel, Shown
 
 _STATUS_WORDS: Final = {
-    QueueStatus.CLOSED: messages.CLOSED,
-    QueueStatus.PAUSED: messages.PAUSED,
-    QueueStatus.BOOKING_CLOSED: messages.BOOKING_CLOSED,
-    QueueStatus.FULL: messages.FULL,
-    QueueStatus.FULL_TODAY: messages.FULL_TODAY,
-    QueueStatus.FULL_FOR_FIFO: messages.FULL_FOR_WALK_INS,
-    QueueStatus.FULL_FOR_APPOINTMENTS: messages.FULL_FOR_APPOINTMENTS,
-    QueueStatus.OPEN: messages.OPEN,
+    QueueStatus.CLOSED: strings.CLOSED,
+    QueueStatus.PAUSED: strings.PAUSED,
+    QueueStatus.BOOKING_CLOSED: strings.BOOKING_CLOSED,
+    QueueStatus.FULL: strings.FULL,
+    QueueStatus.FULL_TODAY: strings.FULL_TODAY,
+    QueueStatus.FULL_FOR_FIFO: strings.FULL_FOR_WALK_INS,
+    QueueStatus.FULL_FOR_APPOINTMENTS: strings.FULL_FOR_APPOINTMENTS,
+    QueueStatus.OPEN: strings.OPEN,
 }
 
 _TONES: Final[dict[QueueStatus, Tone]] = {
@@ -85,9 +85,9 @@ def waiting_text(
     board is not `compact`)."""
     if tickets is None:
         return UNKNOWN
-    text = shown.text.plural(messages.TICKETS, tickets)
+    text = shown.text.plural(strings.TICKETS, tickets)
     if not compact and people is not None and people != tickets:
-        text = f"{text} · {shown.text.plural(messages.PEOPLE, people)}"
+        text = f"{text} · {shown.text.plural(strings.PEOPLE, people)}"
     return text
 
 
@@ -97,7 +97,7 @@ def availability_text(
     """The first free slot in words; says the group size when it is not the configured one."""
     when = shown.text.next_slot(moment, shown.now)
     if moment is not None and size is not None and size != group_size:
-        return shown.text.plural(messages.FOR_GROUP, size, when=when)
+        return shown.text.plural(strings.FOR_GROUP, size, when=when)
     return when
 
 
@@ -107,7 +107,7 @@ def queue_rows(queue: QueueView, shown: Shown) -> tuple[QueueRow, ...]:
     status = queue.status
     if status is QueueStatus.CLOSED and queue.next_timeslot is not None:
         status_words = text.text(
-            messages.OPENS, when=text.when(queue.next_timeslot.start, shown.now)
+            strings.OPENS, when=text.when(queue.next_timeslot.start, shown.now)
         )
     elif status is QueueStatus.UNKNOWN:
         status_words = UNKNOWN
@@ -293,16 +293,16 @@ class QueueBoard(LinePanel[QueueBoardText, _Line, _Drawing]):
         groups = () if self.withdrawn else self._queue_rows(queues, shown)
         self.show_content(
             QueueBoardText(
-                heading=text.text(messages.QUEUES),
+                heading=text.text(strings.QUEUES),
                 headings=ColumnTexts(
-                    name=text.text(messages.QUEUE),
-                    status=text.text(messages.STATUS),
-                    waiting=text.text(messages.WAITING),
-                    next_available=text.text(messages.NEXT_AVAILABLE),
-                    today=text.text(messages.TODAY),
+                    name=text.text(strings.QUEUE),
+                    status=text.text(strings.STATUS),
+                    waiting=text.text(strings.WAITING),
+                    next_available=text.text(strings.NEXT_AVAILABLE),
+                    today=text.text(strings.TODAY),
                 ),
                 groups=groups,
-                empty=self.empty_text(shown, messages.NO_QUEUES),
+                empty=self.empty_text(shown, strings.NO_QUEUES),
             )
         )
 

@@ -18,7 +18,7 @@ from rich.text import Text
 from textual.geometry import Size
 from textual.strip import Strip
 
-from lobby_display import messages
+from lobby_display import strings
 from lobby_display.views import CallView, HealthView
 from lobby_display.widgets.panel import UNKNOWN, LineKey, LinePanel, Shown
 
@@ -139,7 +139,7 @@ class RecentCallsPanel(LinePanel[RecentCallsText, _Line, _Columns]):
     def show(self, calls: Sequence[CallView], health: HealthView, shown: Shown) -> None:
         """List `calls` (newest first), marked with their part's health."""
         text = shown.text
-        self.set_heading(text.text(messages.RECENT_CALLS))
+        self.set_heading(text.text(strings.RECENT_CALLS))
         self.show_health(health, shown)
         rows = tuple(
             RecentCallRow(
@@ -152,12 +152,12 @@ class RecentCallsPanel(LinePanel[RecentCallsText, _Line, _Columns]):
         self.show_content(
             RecentCallsText(
                 headings=(
-                    text.text(messages.TICKET),
-                    text.text(messages.COUNTER),
-                    text.text(messages.CALLED_AT),
+                    text.text(strings.TICKET),
+                    text.text(strings.COUNTER),
+                    text.text(strings.CALLED_AT),
                 ),
                 rows=() if self.withdrawn else rows,
-                empty=self.empty_text(shown, messages.NO_CALLS_YET),
+                empty=self.empty_text(shown, strings.NO_CALLS_YET),
             )
         )
 
