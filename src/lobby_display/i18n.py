@@ -57,7 +57,8 @@ WEEK_DAYS: Final = 7
 BUDDHIST_ERA_OFFSET: Final = 543
 _BUDDHIST_ERA_NAME: Final = "พ.ศ."
 
-Clock = Literal["24h", "12h"]
+#: How clock times are written: "24h" (14:05) or "12h" (2:05 PM).
+ClockStyle = Literal["24h", "12h"]
 
 # Between two opening-hour ranges of a day. The CLDR list patterns of Babel 2.18 miss some
 # styles for some locales (a KeyError), so these are chosen here.
@@ -101,7 +102,7 @@ class LocaleText:
         self,
         locale: str,
         timezone: tzinfo | str | None = None,
-        clock: Clock = "24h",
+        clock: ClockStyle = "24h",
         *,
         directory: Path = LOCALE_DIR,
     ) -> None:
@@ -111,7 +112,7 @@ class LocaleText:
             raise ValueError(f"unknown locale {locale!r}") from None
         self.locale: Final = locale
         self.tz: Final = parse_timezone(timezone)
-        self.clock_style: Final[Clock] = clock
+        self.clock_style: Final[ClockStyle] = clock
         self.catalog: Final = load_catalog(locale, directory)
         self._buddhist = self.babel_locale.language == "th"
         # CLDR's abbreviated Korean day periods are "AM"/"PM"; Korean signs say 오전/오후.
@@ -372,7 +373,7 @@ __all__ = [
     "DOMAIN",
     "LOCALE_DIR",
     "SOON",
-    "Clock",
+    "ClockStyle",
     "LocaleRotation",
     "LocaleText",
     "buddhist_pattern",
