@@ -28,7 +28,7 @@ from pydantic import (
 )
 
 from lobby_display.files import FileRefused, read_regular
-from lobby_display.models import LOCALES
+from lobby_display.models import LOCALES, Locale
 
 ENV_PREFIX: Final = "LOBBY_DISPLAY_"
 #: Largest configuration file read (the documented example is about 10 kB).
@@ -136,9 +136,6 @@ class PlaceSettings(Section):
 
     counters: list[str] = Field(default_factory=list)
     """Counter ids to show, in this order; empty: every counter of the place."""
-
-
-Locale = Literal["fr_FR", "en_US", "es_ES", "de_DE", "zh_CN", "zh_TW", "ja_JP", "ko_KR", "th_TH"]
 
 
 #: Characters refused in `display.output` (quotes, escapes and sway's command separators).

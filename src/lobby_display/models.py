@@ -20,7 +20,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime, timedelta, timezone
 from enum import IntEnum
-from typing import Annotated, Any, Final, TypeVar
+from typing import Annotated, Any, Final, Literal, TypeVar, get_args
 
 from pydantic import (
     AliasChoices,
@@ -37,17 +37,9 @@ from lobby_display.terminal_text import for_terminal
 log = logging.getLogger(__name__)
 
 #: The nine locale codes of the booking service's conventions, in the spec's order.
-LOCALES: Final[tuple[str, ...]] = (
-    "fr_FR",
-    "en_US",
-    "es_ES",
-    "de_DE",
-    "zh_CN",
-    "zh_TW",
-    "ja_JP",
-    "ko_KR",
-    "th_TH",
-)
+Locale = Literal["fr_FR", "en_US", "es_ES", "de_DE", "zh_CN", "zh_TW", "ja_JP", "ko_KR", "th_TH"]
+#: Every `Locale`, in the spec's order.
+LOCALES: Final[tuple[Locale, ...]] = get_args(Locale)
 
 #: Longest name kept (queue, place, counter, endpoint, appointment type). Longer ones are cut.
 MAX_NAME_LENGTH: Final = 120

@@ -14,8 +14,9 @@ Nothing here imports the display application.
 from __future__ import annotations
 
 from lobby_display.simulator.auth import ApiKeys, AuthError, ServiceAccount
-from lobby_display.simulator.model import Feed, Place, PlaceEvent, PlaceOptions
+from lobby_display.simulator.model import Place, PlaceEvent, PlaceOptions
 from lobby_display.simulator.server import FAULTS, Simulator, SimulatorOptions, SimulatorServer
+from lobby_display.updates import Feed
 
 __all__ = [
     "FAULTS",

@@ -28,14 +28,15 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
-from enum import Enum, StrEnum
+from enum import Enum
 from typing import Any, Final
 from zoneinfo import ZoneInfo
 
-from lobby_display.models import LOCALES, TicketState
+from lobby_display.models import LOCALES, WAITING_STATES, TicketState
 from lobby_display.simulator import names
 from lobby_display.simulator.dialect import Dialect
 from lobby_display.simulator.records import Records
+from lobby_display.updates import Feed
 
 #: Waiting tickets at the front of a queue that are alerted (state 100).
 ALERT_AHEAD: Final = 2
@@ -47,16 +48,6 @@ MAX_HISTORY: Final = 5000
 HOLD_RETRY: Final = 1.0
 #: Seconds (at speed 1) before the outcome of a scripted call (recall, no-show or service).
 SCRIPTED_OUTCOME: Final = 45.0
-#: Waiting states: booked, to confirm, alerted.
-WAITING: Final = frozenset({TicketState.BOOKED, TicketState.TO_CONFIRM, TicketState.ALERTED})
-
-
-class Feed(StrEnum):
-    """The three live feeds; each event belongs to one."""
-
-    TICKETS = "tickets"
-    QUEUES = "queues"
-    COUNTERS = "counters"
 
 
 @dataclass(frozen=True, slots=True)
@@ -326,7 +317,7 @@ class Place:
 
     def position(self, ticket: SimTicket) -> tuple[int, int]:
         """Tickets and people ahead of a waiting ticket in its queue (0, 0 otherwise)."""
-        if ticket.state not in WAITING:
+        if ticket.state not in WAITING_STATES:
             return 0, 0
         queue = self.queues[ticket.queue_id]
         index = bisect.bisect_left(queue.waiting, (ticket.key, ticket.seq, ""))
@@ -876,7 +867,7 @@ class Place:
 
     def _finish(self, ticket: SimTicket, state: TicketState) -> None:
         """The ticket is done or canceled: it leaves the current tickets."""
-        if ticket.state in WAITING:
+        if ticket.state in WAITING_STATES:
             self._leave_waiting(ticket)
         ticket.state = state
         if state == TicketState.DONE:
@@ -1075,7 +1066,7 @@ class Place:
 
     def _on_cancel(self, ticket_id: str) -> None:
         ticket = self.tickets.get(ticket_id)
-        if ticket is not None and ticket.state in WAITING:
+        if ticket is not None and ticket.state in WAITING_STATES:
             queue = self.queues[ticket.queue_id]
             self._finish(ticket, TicketState.CANCELED)
             self._alert_front(queue)

@@ -29,7 +29,7 @@ ENDPOINT_CLOSED = 0
 #: The place's own language.
 PLACE_LANGUAGE = "fr_FR"
 
-_LOCALE_INDEX = {locale: index for index, locale in enumerate(LOCALES)}
+_LOCALE_INDEX: dict[str, int] = {locale: index for index, locale in enumerate(LOCALES)}
 
 
 class Records:

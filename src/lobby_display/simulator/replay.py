@@ -48,11 +48,11 @@ from lobby_display.simulator import names
 from lobby_display.simulator.auth import ApiKeys, AuthError, ServiceAccount, verify_developer_token
 from lobby_display.simulator.background import BackgroundLoop
 from lobby_display.simulator.files import CREDENTIALS_NAME, write_config
-from lobby_display.simulator.model import Feed
 from lobby_display.simulator.routes import SSEResponse, dumps, error, int_param, list_param
 from lobby_display.simulator.server import _bind, _EmbeddedServer, _url
 from lobby_display.simulator.sse import FeedHub, Subscriber, frame
 from lobby_display.simulator.transport import ConnectionRegistry
+from lobby_display.updates import Feed
 
 log = logging.getLogger(__name__)
 

@@ -26,8 +26,8 @@ from starlette.types import Receive, Scope, Send
 
 from lobby_display.models import LOCALES, parse_datetime
 from lobby_display.simulator.auth import AuthError, verify_developer_token
-from lobby_display.simulator.model import Feed
 from lobby_display.simulator.sse import Subscriber
+from lobby_display.updates import Feed
 
 if TYPE_CHECKING:
     from lobby_display.simulator.server import Simulator

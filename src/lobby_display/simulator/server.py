@@ -31,11 +31,12 @@ from lobby_display.simulator.faults import (
     unknown_payload,
 )
 from lobby_display.simulator.files import CREDENTIALS_NAME, write_config
-from lobby_display.simulator.model import Feed, Place, PlaceEvent, PlaceOptions
+from lobby_display.simulator.model import Place, PlaceEvent, PlaceOptions
 from lobby_display.simulator.routes import build_app, dumps
 from lobby_display.simulator.sse import Encoder, FeedHub
 from lobby_display.simulator.timefmt import iso_z
 from lobby_display.simulator.transport import ConnectionRegistry
+from lobby_display.updates import Feed
 
 log = logging.getLogger(__name__)
 

@@ -19,8 +19,8 @@ from typing import Any, Final, Literal
 
 from starlette.types import Receive, Scope, Send
 
-from lobby_display.simulator.model import Feed
 from lobby_display.simulator.transport import ConnectionRegistry, cut, reset
+from lobby_display.updates import Feed
 
 log = logging.getLogger(__name__)
 
