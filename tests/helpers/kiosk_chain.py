@@ -523,7 +523,8 @@ class KioskChain:
     def logs(self) -> str:
         """The ends of sway's log and of the program's standard error."""
         parts = []
-        for name in ("sway.log", *self.log_files):
+        names: list[str | Path] = ["sway.log", *self.log_files]
+        for name in names:
             with contextlib.suppress(OSError):
                 text = (self.work / name).read_text(errors="replace")
                 parts.append(f"--- {name} ---\n{text[-3000:]}")
@@ -603,7 +604,7 @@ class SeenLabel:
 
 def cell_height(picture: Any) -> float:
     """Height of a terminal cell in `picture`'s pixels (foot.ini, scaled as `foot_ini` does)."""
-    return CELL_HEIGHT_1080 * picture.height / BASE_HEIGHT
+    return float(CELL_HEIGHT_1080 * picture.height / BASE_HEIGHT)
 
 
 def is_amber(pixel: tuple[int, int, int]) -> bool:

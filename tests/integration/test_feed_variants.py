@@ -19,13 +19,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from feeds_harness import Shown, differences, feeds_display, until
 
 from lobby_display.models import Counter, QueueState, Ticket
 from lobby_display.simulator import SimulatorServer
 from lobby_display.simulator.dialect import Dialect
 from lobby_display.updates import Feed, FeedStatus
 from lobby_display.views import QueueStatus
+from tests.helpers.feeds_harness import Shown, differences, feeds_display, until
 
 Start = Callable[..., SimulatorServer]
 #: The `sse` fixture: reads an SSE route with bounded waits (see conftest.read_feed).

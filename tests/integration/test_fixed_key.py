@@ -9,12 +9,12 @@ import os
 from pathlib import Path
 
 import pytest
-from test_ops_check import run_check, status
 
 from lobby_display.auth import KEY_CACHE_NAME
 from lobby_display.config import load_config
 from lobby_display.simulator import SimulatorServer
 from lobby_display.source import kiosk_client
+from tests.integration.test_ops_check import run_check, status
 
 FIXED_KEY = "fixed-key-for-the-credentials-test-5b1e"
 

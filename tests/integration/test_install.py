@@ -24,9 +24,9 @@ from pathlib import Path
 
 import pytest
 
-from helpers.needs import needs
 from lobby_display.cli import main
 from lobby_display.ops import foot_ini
+from tests.helpers.needs import needs
 
 needs_systemd_tools = needs("systemd-sysusers", "systemd")
 pytestmark = [needs_systemd_tools, needs("systemctl", "systemd")]

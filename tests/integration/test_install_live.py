@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from helpers.needs import needs
 from lobby_display.ops.install import KIOSK, SCREEN, Request, install
 from lobby_display.ops.system import System
+from tests.helpers.needs import needs
 
 pytestmark = [needs("systemd-sysusers", "systemd"), needs("systemctl", "systemd")]
 

@@ -23,9 +23,9 @@ from pathlib import Path
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from helpers.terminal import TerminalProgram
 from lobby_display.auth import KEY_CACHE_NAME
 from lobby_display.simulator import SimulatorServer
+from tests.helpers.terminal import TerminalProgram
 
 PROGRAM = str(Path(sys.executable).with_name("lobby-display"))
 

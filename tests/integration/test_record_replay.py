@@ -19,7 +19,6 @@ from typing import Any
 
 import httpx
 import pytest
-from feeds_harness import FAST_TIMING, LOCALES, until
 
 from lobby_display.board import Board, BoardSettings
 from lobby_display.cli import main
@@ -27,6 +26,7 @@ from lobby_display.client import DisplayClient, make_http
 from lobby_display.config import Settings, load_config
 from lobby_display.recording import (
     FileRecorder,
+    Message,
     flight_files,
     flight_recorder,
     read_recording,
@@ -36,6 +36,7 @@ from lobby_display.simulator import ServiceAccount, SimulatorServer
 from lobby_display.simulator.replay import ReplayServer
 from lobby_display.source import feeds_source
 from lobby_display.updates import Feed, FeedStatus, Update
+from tests.helpers.feeds_harness import FAST_TIMING, LOCALES, until
 
 #: A place with more current tickets than a first page holds (the display reads REST pages).
 PLACE: dict[str, Any] = {"tickets": 130, "speed": 60.0, "heartbeat": 0.3, "retry_ms": 500}
@@ -91,7 +92,7 @@ class Display:
         source = feeds_source(
             self.settings, client_factory=self.client, timing=FAST_TIMING, observer=observer
         )
-        task = asyncio.create_task(source(self.emit))
+        task = asyncio.ensure_future(source(self.emit))
         try:
             yield self
         finally:
@@ -220,7 +221,7 @@ def test_record_command_writes_the_three_feeds_and_stops_after_its_minutes(
     assert code == 0
     recording = read_recording(out)
     assert recording.start is not None and recording.start.place == place.place_id
-    firsts = {line.feed for line in recording.lines if getattr(line, "first", False)}
+    firsts = {line.feed for line in recording.lines if isinstance(line, Message) and line.first}
     assert firsts == set(Feed)
     paths = {line.path for line in recording.lines if line.kind == "answer"}
     assert f"/places/{place.place_id}/queues" in paths
@@ -262,7 +263,9 @@ async def test_a_flight_recorder_file_replays_alone_to_the_live_board(
     facts = board_facts(display.board)
     last = flight_files(state)[-1]
     recording = read_recording(last)
-    checkpoints = {line.feed for line in recording.lines if getattr(line, "checkpoint", False)}
+    checkpoints = {
+        line.feed for line in recording.lines if isinstance(line, Message) and line.checkpoint
+    }
     assert checkpoints == set(Feed), "a flight file starts with every live feed's records"
 
     with ReplayServer(recording, speed=600.0, heartbeat=0.3) as replay:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.terminal import TerminalProgram, assert_terminal_restored
+from tests.helpers.terminal import TerminalProgram, assert_terminal_restored
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 

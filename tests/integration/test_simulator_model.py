@@ -12,7 +12,7 @@ import pytest
 
 from lobby_display import models
 from lobby_display.models import LOCALES, Counter, Endpoint, Queue, QueueState, Ticket, clean_text
-from lobby_display.simulator import Feed, Place, PlaceOptions
+from lobby_display.simulator import Feed, Place, PlaceEvent, PlaceOptions
 from lobby_display.simulator.names import label_prefix, ticket_label
 
 START = datetime(2026, 11, 22, 13, 5, tzinfo=UTC)
@@ -29,7 +29,9 @@ LEGAL = {
 }
 
 
-def busy_hour(seed: int = 3, speed: float = 10.0, **options: object) -> tuple[Place, list]:
+def busy_hour(
+    seed: int = 3, speed: float = 10.0, **options: object
+) -> tuple[Place, list[PlaceEvent]]:
     place = Place(PlaceOptions(seed=seed, speed=speed, start=START, **options))  # type: ignore[arg-type]
     return place, place.step(3600)
 
@@ -38,7 +40,7 @@ def test_same_seed_gives_the_same_story_however_the_steps_are_cut() -> None:
     options = PlaceOptions(seed=11, speed=20, start=START)
     whole = Place(options).step(1800)
     place = Place(options)
-    pieces: list = []
+    pieces: list[PlaceEvent] = []
     cuts = random.Random(5)
     while place.elapsed < 1800:
         pieces += place.step(min(cuts.uniform(0, 4), 1800 - place.elapsed))

@@ -11,8 +11,8 @@ import textwrap
 import time
 from pathlib import Path
 
-from helpers.terminal import TerminalProgram
 from lobby_display.terminal_loss import HANGUP_EXIT, HANGUP_GRACE_SECONDS, STOP_GRACE_SECONDS
+from tests.helpers.terminal import TerminalProgram
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 

@@ -11,7 +11,14 @@ import signal
 from pathlib import Path
 
 import pytest
-from boards import (
+
+import lobby_display.app as app_module
+from lobby_display.app import DEMO_BANNER, AppHooks, LobbyApp
+from lobby_display.config import load_config
+from lobby_display.kiosk import Kiosk
+from lobby_display.models import Counter, Endpoint, Place, Queue, keyed
+from lobby_display.updates import CountersSnapshot, ReferenceData, TicketChanged
+from tests.helpers.boards import (
     NOW,
     Clock,
     FakeSource,
@@ -28,13 +35,6 @@ from boards import (
     ticket,
     wait_for,
 )
-
-import lobby_display.app as app_module
-from lobby_display.app import DEMO_BANNER, AppHooks, LobbyApp
-from lobby_display.config import load_config
-from lobby_display.kiosk import Kiosk
-from lobby_display.models import Counter, Endpoint, Place, Queue, keyed
-from lobby_display.updates import CountersSnapshot, ReferenceData, TicketChanged
 
 # Textual's own drawing: colours and styles (SGR) and cursor moves. Anything else is suspect.
 _DRAWING = re.compile(r"\x1b\[[0-9;:]*m|\x1b\[\d+;\d+H")

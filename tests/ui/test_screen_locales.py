@@ -5,7 +5,11 @@ back to the place's language."""
 from __future__ import annotations
 
 import pytest
-from boards import (
+from rich.cells import cell_len
+
+from lobby_display.models import Queue, keyed
+from lobby_display.updates import ReferenceData
+from tests.helpers.boards import (
     Clock,
     board_app,
     make_board,
@@ -15,10 +19,6 @@ from boards import (
     screen_text,
     terminal_output,
 )
-from rich.cells import cell_len
-
-from lobby_display.models import Queue, keyed
-from lobby_display.updates import ReferenceData
 
 FRENCH = (
     "mardi 24 novembre 2026",

@@ -5,12 +5,12 @@ from __future__ import annotations
 from datetime import UTC
 
 import pytest
-from boards import NOW, Clock, make_board, make_settings, screen_text
 
 from lobby_display import app as app_module
 from lobby_display.app import LobbyApp
 from lobby_display.board import BoardSettings
 from lobby_display.state import SavedBoard
+from tests.helpers.boards import NOW, Clock, make_board, make_settings, screen_text
 
 
 async def test_a_restored_board_shows_the_place_time_from_the_first_frame(

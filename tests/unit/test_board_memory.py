@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from test_board_support import at, make_board, ticket
-
 from lobby_display.models import TicketState, Timeline
 from lobby_display.updates import TicketChanged, TicketsSnapshot
+from tests.helpers.board_support import at, make_board, ticket
 
 TICKETS = 50_000
 

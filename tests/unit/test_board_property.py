@@ -12,7 +12,6 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_board_support import at, counter, queue_state, ticket
 
 from lobby_display.board import Board, BoardSettings
 from lobby_display.models import FINISHED_STATES, WAITING_STATES, Ticket, TicketState
@@ -30,6 +29,7 @@ from lobby_display.updates import (
     TicketsSnapshot,
     Update,
 )
+from tests.helpers.board_support import at, counter, queue_state, ticket
 
 SHOWN_QUEUES = ("q1", "q2")
 RECENT = 3

@@ -7,16 +7,6 @@ from datetime import datetime
 from typing import Any
 
 import pytest
-from test_board_support import (
-    at,
-    counter,
-    health,
-    make_board,
-    queue_state,
-    recent_labels,
-    reference,
-    ticket,
-)
 
 from lobby_display.board import Board, BoardSettings
 from lobby_display.models import TicketState
@@ -30,6 +20,16 @@ from lobby_display.updates import (
     TicketsSnapshot,
 )
 from lobby_display.views import Freshness, Part
+from tests.helpers.board_support import (
+    at,
+    counter,
+    health,
+    make_board,
+    queue_state,
+    recent_labels,
+    reference,
+    ticket,
+)
 
 SETTINGS = BoardSettings(stale_after_seconds=30, withdraw_after_seconds=300)
 

@@ -44,7 +44,7 @@ class RestTickets:
 
 
 def decoder(rest: RestTickets | None = None) -> TicketDecoder:
-    return TicketDecoder(rest or RestTickets([]), ["Q1"])  # type: ignore[arg-type]
+    return TicketDecoder(rest or RestTickets([]), ["Q1"])
 
 
 class TestTicketFeed:

@@ -98,16 +98,6 @@ def test_buddhist_pattern_rewrites_year_and_era_fields_only() -> None:
     assert buddhist_pattern("HH:mm", 2026) == "HH:mm"
 
 
-def test_opening_hours_of_a_day() -> None:
-    morning = (NOW.replace(hour=9), NOW.replace(hour=12, minute=30))
-    afternoon = (NOW.replace(hour=14), NOW.replace(hour=17))
-    assert LocaleText("fr_FR", PARIS).day_hours([morning, afternoon]) == (
-        "09:00–12:30, 14:00–17:00"
-    )
-    assert LocaleText("ja_JP", PARIS).day_hours([morning, afternoon]) == "9:00–12:30、14:00–17:00"
-    assert LocaleText("en_US", PARIS).day_hours([]) == ""
-
-
 # --- when is the next free slot ------------------------------------------------------------------
 
 NOW_WORDS = {
@@ -343,22 +333,19 @@ def test_rotation_shows_each_locale_for_its_period_in_turn() -> None:
     assert rotation.current(1_000_000 * 36 + 13) == "en_US"
 
 
-def test_rotation_tells_when_the_next_change_is_due() -> None:
+def test_rotation_counts_its_periods_from_its_start() -> None:
     rotation = LocaleRotation(["fr_FR", "en_US"], period_seconds=10, start=100)
     assert rotation.current(100) == "fr_FR"
-    assert rotation.next_change(100) == 110
-    assert rotation.next_change(109.5) == 110
-    assert rotation.next_change(110) == 120
+    assert rotation.current(109.5) == "fr_FR"
     assert rotation.current(110) == "en_US"
     # Before the start (a clock reading from before the screen came up) it still answers.
     assert rotation.current(95) == "en_US"
-    assert rotation.next_change(95) == 100
 
 
 def test_a_single_locale_never_changes() -> None:
     rotation = LocaleRotation(["ja_JP"], period_seconds=12)
     assert rotation.current(1e9) == "ja_JP"
-    assert rotation.next_change(5) is None
+    assert rotation.current(5) == "ja_JP"
 
 
 def test_rotation_skips_duplicates_and_refuses_nonsense() -> None:

@@ -13,6 +13,7 @@ import warnings
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -194,8 +195,8 @@ def test_watchdog_period_defaults_to_this_process() -> None:
 NOW = datetime(2026, 11, 22, 14, 5, tzinfo=UTC)
 
 
-def _health(feed: Feed, status: FeedStatus, **kwargs: object) -> FeedHealth:
-    return FeedHealth(feed=feed, status=status, at=kwargs.pop("at", NOW), **kwargs)
+def _health(feed: Feed, status: FeedStatus, at: datetime = NOW, **kwargs: Any) -> FeedHealth:
+    return FeedHealth(feed=feed, status=status, at=at, **kwargs)
 
 
 def test_status_text_names_each_feed_in_words() -> None:

@@ -11,7 +11,7 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from helpers.kiosk_install import KIOSK_INSTALL, SIMULATOR_ONLY
+from tests.helpers.kiosk_install import KIOSK_INSTALL, SIMULATOR_ONLY
 
 INSTALL_HINT = "pip install 'lobby-display[simulator]'"
 

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from helpers.kiosk_install import KIOSK_INSTALL
+from tests.helpers.kiosk_install import KIOSK_INSTALL
 
 #: Never needed by the kiosk, at start or later: the simulator and its web server, the other
 #: commands (the screenshot's display half is `process`), httpx's command line.

@@ -7,8 +7,6 @@ import shutil
 from dataclasses import replace
 from pathlib import Path
 
-from test_board_support import at, counter, health, queue_state, reference, ticket
-
 from lobby_display.board import Board, BoardSettings
 from lobby_display.models import TicketState
 from lobby_display.state import STATE_FILE, BoardStore
@@ -21,6 +19,7 @@ from lobby_display.updates import (
     TicketsSnapshot,
 )
 from lobby_display.views import Freshness, Part
+from tests.helpers.board_support import at, counter, health, queue_state, reference, ticket
 
 #: board.json as written at commit 910286b (`BoardStore.save` of `earlier_board()` at `at(10)`).
 EARLIER_FILE = Path(__file__).parent / "data" / "board-v1.json"
