@@ -1,14 +1,8 @@
 """The Textual application: the kiosk screen that shows the board, fed by a source of updates.
 
-This module knows no HTTP. `LobbyApp` takes a *source*: an async function that runs forever and
-calls `emit(update)` for each update (in production the feeds, wired in `kiosk.py`; in tests a
-fake, or no source and a board filled beforehand). It applies every update to the board (the
-pure view model) and redraws only the parts of the screen whose data changed; a one-second tick
-keeps the clock, the locale rotation and the freshness of every part true with time alone.
-
-The kiosk never dies: the source runs as a worker that does not take the app down with it, and
-is started again after a growing delay when it fails or ends. No key does anything but the
-configured quit chord, the mouse is off, and every string from the network is drawn literally.
+`LobbyApp` takes a source (an async function calling `emit(update)`: the feeds, from
+`source.py`), applies each update to the board and redraws only what changed; a one-second tick
+keeps the clock, the locale rotation and the freshness true. It knows no HTTP and no process.
 """
 
 from __future__ import annotations

@@ -1,39 +1,8 @@
 """The board: the queue screen's view model, built from the feeds' updates (pure, no I/O).
 
-`Board.apply(update, now)` takes one update of `updates.py` and returns `Changes`, naming what
-the screen must redraw. The read-only views of `views.py` (`queues()`, `counters()`,
-`now_calling(now)`, `recent_calls()`, `parts(now)`, `snapshot(now)`) are what the widgets draw.
-Every rule about what the screen means lives here:
-
-Calls
-    A ticket is *called* when it is seen in state 200 with a call number it has not had: the call
-    number is 0 for the first call and grows with each recall (the larger of `recalledCount` and
-    the length of `timeline.recalledAt`). The board remembers, per ticket, the highest call
-    number seen, so the snapshot after a reconnect announces nothing twice; the memory holds at
-    most `seen_calls_limit` tickets (least recently seen evicted first). A ticket seen back in a
-    waiting state (0, 50, 100) is forgotten, so calling it again is a new call.
-    A call is *announced* (and highlighted) unless it happened more than `call_max_age_seconds`
-    before it was seen (by `calledAt` or the last `recalledAt`); a call in the very first tickets
-    snapshot after start whose moment is unknown is not announced either. Every call is listed.
-Recent calls
-    The last `recent_calls` distinct tickets called, newest call first (by call moment), kept
-    after the tickets are done or canceled; a recall moves its ticket back to the top.
-Now calling
-    The calls still highlighted (`highlight_seconds` from when the board saw them, on the box's
-    clock, so a late event still gets its full highlight), newest first; when none is, the
-    latest call, steady.
-Queue rows
-    Status from the queue state's flags (see `queue_status` for the precedence); waiting tickets
-    and people from `queueLength` (or, while a queue has no state, counted from the current
-    tickets); first availability per appointment type for the configured group size, else the
-    nearest smaller group size the service gives.
-Freshness
-    Per feed: LIVE; RECONNECTING while down for less than `stale_after_seconds`; STALE from
-    then on (and always for data restored from disk); WITHDRAWN from `withdraw_after_seconds`.
-    "Down since" is when the feed left LIVE, or the board's start for a feed never live.
-
-Applying a ticket event costs O(1) in the number of current tickets: tickets are kept by id and
-the per-queue counts are kept incrementally.
+`Board.apply(update, now)` takes an update of `updates.py` and returns `Changes`, naming what to
+redraw; its read-only views (`views.py`) are what the widgets draw. Every rule about what the
+screen means lives here: docs/architecture.md says where and how.
 """
 
 from __future__ import annotations

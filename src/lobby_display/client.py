@@ -1,11 +1,7 @@
 """REST client of the display service: reference data and ticket pages, with the API key.
 
-Every route gets the API key through `auth.ApiKeyAuth` (the query parameter `key`; a 401 or 403
-renews the key once and retries once), the same key flow as the feeds'. Failures come out typed
-(`ServiceUnreachable`, `ServiceFailed`, `AuthRefused`, from `lobby_display.service_errors`, re-
-exported here) with messages that never hold the key: httpx quotes URLs (and so the key) in its
-log lines, so `auth` filters its logger. The feeds use `http`, `auth` and `url()` so the SSE
-routes follow the same conventions.
+Every route gets the key through `auth.ApiKeyAuth`, as the feeds do; failures come out as the
+errors of `service_errors` (re-exported here), whose messages never hold the key.
 """
 
 from __future__ import annotations

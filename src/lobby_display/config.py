@@ -1,9 +1,7 @@
 """The place's TOML file turned into validated settings; every mistake names its key and file.
 
-`load_config(path)` reads the file, applies `LOBBY_DISPLAY_<SECTION>__<KEY>` environment
-overrides, and validates everything at once. A bad file raises `ConfigError`, whose message lists
-every problem as `file: section.key: what is wrong`, so an installer fixes them in one pass.
-Unknown keys are errors: a typo must never be silently ignored.
+`load_config(path)` reads the file, applies the `LOBBY_DISPLAY_<SECTION>__<KEY>` overrides and
+validates everything at once; a bad file raises `ConfigError` listing every problem.
 """
 
 from __future__ import annotations

@@ -1,34 +1,8 @@
 """What the feeds' messages mean: snapshots that replace, updates that merge into what is known.
 
-The spec shows the first message of each feed and leaves the later ones "not shown": an update
-may carry a whole record or only the fields that changed, and both are compliant. So each
-decoder keeps the last known record of every ticket, queue state and counter *as JSON* (the
-level where a field left out and a field set to null still differ; the pydantic models lose
-that), and reads every message by one rule:
-
-- The first message of a feed, a ticket page and an `ALL_QUEUE_STATE` / `ALL_DATA` message are
-  snapshots: they replace what is known.
-- An update merges into the last known record, top-level field by field: a field left out keeps
-  its value, a field present replaces it whole (an object such as `queueLength`, `timeline` or
-  `infos` comes as one value: its maps keyed by id and locale could not say "gone" otherwise),
-  and an explicit null clears it. A whole record merged is therefore a replacement.
-- Legacy names are renamed *before* merging (`opened` -> `bookingIsOpened`, `full` ->
-  `queueIsFull`), so a later `full` replaces a stored `queueIsFull`.
-- The merged record goes through the tolerant models (models.py: clean text, dates of either
-  shape) and leaves as the whole-record updates the board knows (`TicketChanged`,
-  `QueueStateChanged`, `CounterChanged`). A merged record the models refuse (a null where the
-  record needs a value, `state: null` say) is not applied: `NotUnderstood`, the runner
-  reconnects and the new connection's first message is a fresh snapshot. Nothing half-known
-  reaches the screen.
-- An update for an id with no known record must stand on its own: carry the fields whose absence
-  the screen would show as a false fact (a ticket its `label`, `state` and `queue`; a queue
-  state its `queueLength` and its open and full flags; a counter its `infos`). Otherwise it is
-  `NotUnderstood` (a fresh snapshot), except where nothing true is lost by leaving it: a
-  ticket update saying the ticket is done or canceled removes it, a partial update of a ticket
-  removed moments ago that does not bring it back is dropped, and partial updates of queues or
-  counters this screen does not follow are dropped.
-- A removal (an envelope whose action says DELETE, DONE, ...) and a ticket done or canceled drop
-  the stored record.
+One decoder per feed (`TicketDecoder`, `QueueStateDecoder`, `CounterDecoder`) keeps the last
+known records as JSON and turns each message into the whole-record updates of `updates.py`, or
+`NotUnderstood`. The merge rules: docs/architecture.md (how an update merges).
 """
 
 from __future__ import annotations

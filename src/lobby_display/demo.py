@@ -1,10 +1,8 @@
 """`lobby-display demo`: the embedded simulator on 127.0.0.1 and the display against it.
 
 Nothing to set up: the simulator writes its own credentials and config into a temporary
-directory, and the display runs exactly as the kiosk does (same feeds, same screen), with a
-banner saying the data is made up. Logs go to a file in that directory, never onto the screen.
-With `--replay FILE` the service is a recorded day (`lobby-display record`, flight files)
-served by `simulator.replay`, round and round, at `--speed`.
+directory and the display runs as the kiosk does, with a banner saying the data is made up.
+With `--replay FILE` the service is a recorded day, served round and round.
 """
 
 from __future__ import annotations

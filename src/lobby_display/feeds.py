@@ -1,14 +1,8 @@
 """The three live feeds of the display service, kept connected and decoded into board updates.
 
-One long-lived consumer per feed (current tickets, queue state, counters). Each (re)connect
-starts from the feed's first message, which becomes a *snapshot* that replaces the feed's part of
-the board; later events become *changes*. Every way a stream can end leads to a reconnect with
-backoff (`lobby_display.backoff`: 1 s doubling to 30 s, jittered, reset after a minute of health);
-nothing gives up. The API key rides on every request through the client's `auth`
-(`auth.ApiKeyAuth`), and the stream is read through `lobby_display.sse`.
-What the spec does not show (the events after the first message) is read tolerantly: an
-envelope, a bare record, a map keyed by id, a page or a list. Anything else is logged and
-answered with a fresh snapshot, never a crash.
+One `FeedRunner` per feed (tickets, queue state, counters) connects, reads the stream through
+`sse`, decodes it (`decoding`) and reconnects with `backoff` whatever ends it; `Feeds` runs the
+three and the reference data. docs/architecture.md says what a feed may send.
 """
 
 from __future__ import annotations

@@ -1,17 +1,8 @@
 """Text in the locale on screen: gettext catalogs, Babel formatting, and the locale rotation.
 
-`LocaleText` is what a widget holds for one locale: it translates the message ids of
-`lobby_display.messages` and formats numbers, clock times, dates and "when is the next free
-slot" in the place's time zone. `LocaleRotation` says which locale is on screen at a moment.
-
-Pure: no terminal, no network. Babel's quirks handled here (see FIELD-NOTES.md): 12-hour
-defaults differ per locale (so the clock style is chosen per place with the `Hm`/`hm`
-skeletons), Babel is Gregorian only (Thai dates are rewritten into the Buddhist era), and
-`format_timedelta` rounds 55 minutes to "in 1 hour" unless its threshold is raised.
-
-Every text a `LocaleText` gives (catalog strings, Babel's numbers, dates, times and delays) has
-passed `terminal_text.for_terminal`, so it is drawn right by the kiosk's terminal (Thai SARA AM
-decomposed).
+`LocaleText` translates the screen's strings and formats numbers, times, dates and delays in the
+place's time zone, all written for the kiosk's terminal; `LocaleRotation` says which locale is
+on screen. Pure. Babel's quirks handled here: docs/architecture.md.
 """
 
 from __future__ import annotations

@@ -1,15 +1,8 @@
 """`lobby-display run`: the kiosk, with feeds, board, screen, sound and systemd wired together.
 
-The screen comes up at once and waits for no network (an offline boot still shows the last
-board, marked out of date, and says what is wrong); `READY=1` goes out when it is drawn. The
-feeds start first, while the screen's code (Textual and the widgets, half of the start-up) is
-imported on a helper thread, so the network's round trips overlap that work; what they bring
-before the screen is up is handed to it at once. The feeds then run as the app's source of
-updates; every second the UI loop pings the watchdog and saves the board (when it changed, at
-most every `state.SAVE_INTERVAL_SECONDS`); new calls go to the announcer; feed health goes to
-`systemctl status`. The process's signals are the kiosk's (`process.py`): stop, reload, and
-SIGUSR1 for a screenshot; the screen only hears `exit()` and `reload_settings()`. The flight
-recorder (`recording.py`) keeps the feeds' last minutes in the state directory.
+The screen comes up at once and waits for no network; the feeds are its source of updates. The
+process (signals, reload, screenshot), the watchdog, the saved board, the sound, the health and
+the flight recorder are wired here; the screen only hears `exit()` and `reload_settings()`.
 """
 
 from __future__ import annotations

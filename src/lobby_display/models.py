@@ -1,15 +1,8 @@
 """Display-service records as pydantic models: a tolerant reader that cleans every string.
 
-This is the boundary where network data enters the program. Everything past it can trust that:
-
-- ids are strings, names are maps of locale to text, date-times are timezone-aware;
-- unknown fields are ignored and optional fields may be missing (the spec leaves much unsaid);
-- the legacy queue-state names `opened` and `full` mean `bookingIsOpened` and `queueIsFull`;
-- every string that can reach the screen has been cleaned by `clean_text`: no control or format
-  characters (so no escape sequences and no bidi overrides), NFC, a capped length, and written
-  for the kiosk's terminal (Thai SARA AM decomposed, see `terminal_text`).
-
-Markup is *not* escaped here: the text stays literal, and the UI renders it without markup.
+The boundary where network data enters: past it, ids are strings, names locale maps, date-times
+timezone-aware, and every string that can reach the screen has passed `clean_text` (what that
+guarantees: docs/architecture.md). Markup is not escaped: the UI draws text literally.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """The kiosk's health for monitoring: a Prometheus textfile for node-exporter, and `health.json`.
 
-Every `WRITE_EVERY_SECONDS` the kiosk writes its health (`Health`): to `health.json` in its
-runtime directory (else its state directory), which `lobby-display status` reads, and, when
-`[monitoring] textfile` is set, in the Prometheus text format to that file. Both are replaced
-atomically (a temp file in the same directory, then a rename; not synced), off the UI's loop.
+`Monitor` writes the health every `WRITE_EVERY_SECONDS`, off the UI loop, each file replaced
+atomically: `health.json` (read by `lobby-display status`) and, with `[monitoring] textfile`,
+the Prometheus text format.
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
 """How the queue board arranges its rows (pure: no terminal): which columns at which widths,
 how many column groups side by side, which queues on which page.
 
-Columns take the width their text needs (CJK counts two cells). The board uses its width before
-it pages: today's hours go on one line when there is room, and when the rows do not fit in
-height, the queues go side by side in two or more column groups (each with its headings). When
-the screen is too narrow for every column, the people leave the waiting column, then "Today"
-goes. Only when even that does not fit are the queues shown a page at a time (a queue never
-split from its sub-rows).
+`arrange` gives the `BoardLayout`: the board uses its width, then drops columns, before it
+pages (the order: docs/architecture.md, the screen); a queue is never split from its sub-rows.
 """
 
 from __future__ import annotations

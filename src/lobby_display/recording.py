@@ -1,16 +1,8 @@
-"""Recordings of a place's feeds: the file format (gzip JSON lines), its writer, reader and the
+"""Recordings of a place's feeds: the format (gzip JSON lines), its writer and reader, and the
 kiosk's flight recorder.
 
-A recording starts with a `start` line (the place, the locales, the queues and counters
-followed), then one line per thing that arrived, in order, with its arrival time: a feed's
-`message` (its data exactly as the service sent it; `first` marks a connection's first message,
-a snapshot) and the `answer` of a REST route (its path under `/v1`, its query and its JSON).
-No key, token or credential is written: the query parameter `key` and its kin are dropped, and
-every string passes through `redaction.redact`. The reader is tolerant: a bad line is skipped
-and logged with its number; a file cut short (a kiosk that lost power) keeps what it holds.
-
-The flight recorder keeps the last `[state] record_minutes` in `flight/` under the state
-directory, as files of a few minutes each (`flight_files`), within a byte cap.
+Each feed message and REST answer with its arrival time, never a key, token or credential; the
+reader is tolerant. The format and the flight recorder: docs/operations.md.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """Secrets never reach a log line or a message: API keys, tokens and private keys are masked.
 
-And no control character reaches a log line as itself: `EscapingFormatter` writes ESC, BEL,
-DEL, the C1 controls and the other C0 controls (all but newline and tab) as `\\x1b`-style
-escapes, whatever their source, so a log read on a terminal (`journalctl`, `tail`) cannot be
-driven by text the service chose.
+And no control character reaches a log line as itself: `EscapingFormatter` writes them as
+`\x1b`-style escapes, so a log read on a terminal cannot be driven by text the service chose.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """The last board, saved atomically in the state directory and shown again after a restart.
 
-A restart (an update, a crash, a power cut) must not blank the screen: the board is written when
-it changed, at most every `SAVE_INTERVAL_SECONDS` (and at a clean stop), and read back at
-start, where every part shows as out of date until its feed is live again. A corrupt file, or
-one written for another place or by another version, is ignored with a log line: the screen
-then starts from "connecting" as on a first boot.
+`BoardStore` writes it when it changed (at most every `SAVE_INTERVAL_SECONDS`, and at a clean
+stop) and reads it back at start, every part out of date until its feed is live; a file it
+cannot use is ignored with a log line.
 """
 
 from __future__ import annotations

@@ -1,12 +1,7 @@
 """Every piece of text the screen shows, as gettext message ids (English source strings).
 
-Widgets never write English themselves: they take a constant from here and hand it to
-`i18n.LocaleText.text` (or `.plural`), which translates it into the locale on screen and fills
-its named placeholders. `pybabel extract` (see babel.cfg) finds the strings through the `N_` and
-`NP_` markers; the catalogs live in `locales/<locale>/LC_MESSAGES/lobby_display.po`.
-
-Placeholders are named (`{n}`, `{time}`, `{when}`...): translators may move them but must keep
-them. Comments starting with `TRANSLATORS:` are copied into the catalogs as notes.
+Widgets take a constant from here and hand it to `i18n.LocaleText`; `make messages` extracts
+them into the catalogs (locales/). Placeholders are named; `TRANSLATORS:` comments are notes.
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
-"""The operations commands: `check` (is everything in place?), `discover` (which ids?) and
-`screenshot` (what does the screen show?), for installers and remote support.
+"""The operations commands, for installers and remote support (check, discover, screenshot, ...).
 
-Each command's module is imported when its name is first asked for, so importing one of them
-does not import the others.
-Commands that import a command's module should take the function from that module
-(`from lobby_display.ops.check import check`): once the module `ops.check` is imported, the
-package's attribute `check` may be that module rather than the function.
+Each command's module is imported when first asked for. Take a command's function from its
+module (`from lobby_display.ops.check import check`): the package's attribute may be the module.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """`lobby-display report`: a support bundle (tar.gz) with what a bug report needs, no secret.
 
-The bundle holds the flight recorder's files, the settings in effect with secrets removed, the
-recent log, a screenshot of the running screen, its health, the versions, and `MANIFEST.txt`,
-which says what is in it and what could not be gathered and why. Every text member is masked
-for the secrets known here (the configured or cached API key, the private key, developer
-tokens, anything shaped like them); a flight file in which one is found is left out. A config
-that does not load is bundled as it is (secret-like values removed) with what is wrong with it.
+Flight recorder files, settings without secrets, the recent log, a screenshot, the health and
+the versions, with `MANIFEST.txt` saying what is in it and what could not be gathered. Every
+text member is masked for the secrets known here.
 """
 
 from __future__ import annotations

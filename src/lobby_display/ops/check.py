@@ -1,10 +1,7 @@
 """`lobby-display check`: every reason the screen could stay empty, tested in turn and reported.
 
-The checks follow the path of the data: the config, the credentials, the state directory, the
-service and the API key, the clock, the place and its queues and counters, the first message
-of each feed, then sound and fonts. A check that cannot run because an earlier one failed is
-reported as skipped. The exit code is 0 when nothing failed (warnings allowed), 1 otherwise;
-a config that does not load has already exited with 2 in the command line.
+The checks follow the path of the data, from the config to the feeds, then sound and fonts; a
+check after a failed one is skipped. Exit 0 when nothing failed (warnings allowed), 1 otherwise.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """`lobby-display discover`: the place's queues, counters and endpoints with their ids, and a
 `[place]` snippet ready to paste into the config.
 
-Names, ids and codes (the time zone) come from the network: the records have already cleaned
-them (no control or format character survives), and they are printed as plain text, never as
-markup; error messages are cleaned again before they are printed. When the configured
-place does not exist, the places the account can see are listed instead.
+Names come from the network, cleaned, and are printed as plain text, never as markup. When the
+configured place does not exist, the places the account can see are listed instead.
 """
 
 from __future__ import annotations

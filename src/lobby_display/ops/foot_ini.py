@@ -1,10 +1,7 @@
 """A screen's foot.ini: the font line chosen from the place's locales, sized to fit its TV.
 
-The fonts follow `systemd/foot.ini`'s rules: DejaVu Sans Mono first (it sets the cell size),
-then ONE `Noto Sans Mono CJK xx`, the variant of the place's CJK locale (the first CJK locale
-of `display.locales`: the one most of its visitors read), then `Tlwg Mono` for Thai. The pixel
-size scales foot.ini's 30 at 1080 lines with the TV's height, never so large that the board's
-80 x 24 cells no longer fit.
+DejaVu Sans Mono, then the Noto Sans Mono CJK variant of the place's first CJK locale, then Tlwg
+Mono for Thai (`systemd/foot.ini`'s rules); the pixel size scales with the TV's height.
 """
 
 from __future__ import annotations

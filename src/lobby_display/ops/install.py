@@ -1,11 +1,8 @@
 """`lobby-display install NAME` and `uninstall NAME`: a screen set up (or removed) in one step.
 
-Both make a plan, a list of steps; each step says what it does, whether it is already done, and
-does it. Executing the plan skips what is done (so a second run changes nothing and says so),
-prints each step, and stops at the first failure, putting back the files this run had written.
-`--dry-run` prints the plan and changes nothing; `--root DIR` writes every file under DIR (an
-image, a test) and skips the steps that need this machine's systemd or packages, saying so.
-What the steps do is docs/deployment.md's manual steps, in the same order.
+A plan of steps, each saying what it does and whether it is done: a second run changes nothing,
+the first failure puts back what the run wrote. `--dry-run` only prints; `--root DIR` writes
+under DIR. The steps are docs/deployment.md's manual steps, in the same order.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """`lobby-display record`: the place's three feeds and the REST answers they used, into a file.
 
-Connects as the kiosk does (the same feeds, reconnections and credentials; the display's key
-cache is left alone) and writes a recording (`lobby_display.recording`: gzip JSON lines, no
-secret) until `--minutes` have passed or Ctrl-C / SIGTERM. `lobby-display replay FILE` serves
-it again.
+Connects as the kiosk does (the display's key cache left alone) and writes a recording
+(`recording`, no secret) until `--minutes` have passed or Ctrl-C; `lobby-display replay` serves it.
 """
 
 from __future__ import annotations

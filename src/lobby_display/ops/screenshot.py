@@ -1,9 +1,7 @@
 """`lobby-display screenshot`: what the screen shows now, as SVG or PNG, for remote support.
 
-When a display runs (its PID is in `app.pid` in its runtime directory) and handles SIGUSR1, it
-is asked for its own screen: it writes `screenshot.svg` next to its PID file (the display's
-half, `process.py`) and the command copies it. Otherwise the screen is rendered headless: the
-saved board, brought up to date by the live feeds for a few seconds, at the size asked for.
+A running display is asked for its own screen (SIGUSR1; the display's half is in `process.py`);
+otherwise the saved board, brought up to date by the live feeds, is rendered headless.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """`lobby-display status`: the running screen's health, for people and scripts (`--json`).
 
-Reads the `health.json` the kiosk rewrites every few seconds (monitoring.py): in its runtime
-directory (`$RUNTIME_DIRECTORY`, else `/run/lobby-display/NAME/` for `NAME.toml`, as the units
-set it), else in its state directory. Exit code 0 when the screen runs and every feed is live,
-1 otherwise (not running, not writing its health, or a feed not live), 2 for a bad config.
+Reads the `health.json` the kiosk rewrites (monitoring.py) from its runtime or state directory.
+Exit 0 when the screen runs and every feed is live, 1 otherwise, 2 for a bad config.
 """
 
 from __future__ import annotations

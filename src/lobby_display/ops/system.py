@@ -1,9 +1,7 @@
 """The one door `install` and `uninstall` open onto the machine: the commands they run (apt-get,
 dpkg-query, systemd-sysusers, systemctl, systemd-run) and what they ask systemd.
 
-Every command goes through `System.run`, which turns a missing program or a failed command into
-a `SystemError_` naming the command and what it said, never a traceback. Commands that need a
-running systemd (systemctl start, systemd-run, show) first make sure there is one.
+`System.run` turns a missing program or a failed command into a `SystemError_` naming it.
 """
 
 from __future__ import annotations

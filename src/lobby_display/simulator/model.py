@@ -1,21 +1,8 @@
 """The simulated place: a pure model of a busy town hall, stepped on a virtual clock.
 
-`Place.step(dt)` advances the place's clock by `dt` seconds and returns the events that
-happened, in order. Nothing here reads the wall clock, sleeps or does I/O, so a seed and a start
-time fix the whole story: two places built alike produce the same events however their steps
-are cut (every action is scheduled at an exact virtual instant and drawn from one
-`random.Random`).
-
-The clock is aligned with the wall clock (a server steps it by elapsed real time), so every
-timestamp the display sees is believable; `speed` makes the place busier instead: arrivals,
-calls and services happen `speed` times as often. Opening hours are real hours of the day,
-placed around the start time so that most queues are open whatever the hour.
-
-What happens, per queue: people arrive (FIFO walk-ins, or appointments booked for a time),
-sometimes cancel; operators at open endpoints call the next ticket (0 -> 100 -> 200), recall
-it when nobody comes, take it (500) and finish it (700), or mark a no-show (200 -> 300 -> 400
--> 600); operators take breaks (endpoints close and reopen), pause and resume the queue, close
-and reopen booking; queues fill up; counters count the tickets done today.
+`Place.step(dt)` advances the clock by `dt` seconds and returns the events, in order: people
+arrive and cancel, operators call, recall, serve, pause and close. No wall clock, sleep or I/O:
+a seed and a start time fix the whole story (docs/architecture.md: the simulator).
 """
 
 from __future__ import annotations

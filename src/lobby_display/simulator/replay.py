@@ -1,15 +1,8 @@
 """A recording served as a display service: the feeds' messages again, at their pace or faster.
 
-`lobby-display replay FILE` and `demo --replay FILE`. The recording's clock runs at `speed`
-times real time from the start; every message is sent when its time comes. A connection gets
-the feed's latest first message (a snapshot) followed at once by the messages recorded since,
-so a display that connects late, or reconnects, still ends with the board the recording's
-display had. A first message that followed a reconnection in the recording ends the streams of
-that feed (the display reconnects and reads it). REST routes answer what the recorded display
-was answered: the latest answer of the same route and query at that point of the recording
-(else the first one to come, else of the route alone). Authentication is the simulator's: a
-service account written next to a ready config, and API keys it hands out. The data is served
-as recorded: the display cleans it as it cleans any network data.
+`lobby-display replay FILE` and `demo --replay FILE`: each message when its time comes at
+`speed`; a connection gets the feed's latest snapshot then the messages since; REST routes
+answer what the recorded display was answered (docs/operations.md).
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """The simulator as a running service: the place on a clock, served over HTTP, with faults.
 
-`Simulator` lives in an asyncio loop (`async with Simulator(...) as sim:`); `SimulatorServer`
-runs one in a background thread with its own loop, for synchronous code (`with
-SimulatorServer(...) as sim:`). Both serve on 127.0.0.1 and a free port unless told otherwise,
-and offer the same controls: faults, key rotation, hostile names, bursts, and `truth()`.
+`Simulator` lives in an asyncio loop, `SimulatorServer` runs one in a thread of its own; both
+serve on 127.0.0.1 and offer the same controls (faults, key rotation, bursts, `truth()`).
 """
 
 from __future__ import annotations

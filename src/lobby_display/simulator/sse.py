@@ -1,9 +1,7 @@
 """Server-sent events: the feeds' subscribers, event framing, heartbeats and stream faults.
 
-Each feed numbers its events (`id:` lines, increasing); a connection's first message carries the
-feed's current number, so ids only grow on a connection. A connection with nothing to send for
-`heartbeat` seconds gets a `: ping` comment. Faults act per feed: stall (send nothing at all,
-heartbeats included), close cleanly, drop (cut the TCP connection mid-response) or reset (RST).
+Event ids only grow on a connection; a quiet connection gets `: ping` comments; faults act per
+feed (stall, close, drop, reset).
 """
 
 from __future__ import annotations

@@ -1,14 +1,8 @@
 """The queue board: one row per queue (name, status, waiting, next free slot, today's hours), with
 a sub-row per appointment type where a queue has several.
 
-Columns take the width their text needs in the locale on screen (CJK counts two cells). The board
-uses its width before it pages: today's hours go on one line when there is room, and when the
-rows do not fit in height, the queues go side by side in two or more column groups (each with
-its headings). When the screen is too narrow for every column, the people leave the waiting
-column, then "Today" goes. Only when even that does not fit does the board show the queues a
-page at a time (a queue never split from its sub-rows), turning pages with the locale rotation.
-
-`queue_layout.arrange` is the pure part: which columns, how many groups, which rows on which page.
+The widget draws what `queue_layout` arranges (columns, column groups, pages) and turns pages
+with the locale rotation.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """The recent calls: ticket, counter and time of the last tickets called, newest first.
 
-The call on the "now calling" area is listed too, at the top, so someone who looked away can
-find their ticket here. Only as many calls as fit are listed; none is ever half drawn. The panel
-is never taller than its `capacity` (the configured number of calls) needs: the screen's layout
-gives the rest to the other parts.
+The call on "now calling" is listed too; only whole rows are drawn, and the panel is never
+taller than its `capacity` needs.
 """
 
 from __future__ import annotations
