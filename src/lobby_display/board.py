@@ -47,7 +47,6 @@ from lobby_display.updates import (
 from lobby_display.views import (
     PART_FEED,
     AppointmentTypeView,
-    BoardView,
     CallView,
     CounterView,
     Freshness,
@@ -919,7 +918,6 @@ class Board:
                     counter_id=counter_id,
                     names=MappingProxyType(dict(self.counter_names(counter_id))),
                     value=source.infos.value if source is not None else None,
-                    next_restart=source.infos.nextRestart if source is not None else None,
                 )
             )
         return tuple(views)
@@ -1037,18 +1035,6 @@ class Board:
                     if moment > now:
                         moments.append(moment)
         return min(moments) if moments else None
-
-    def snapshot(self, now: datetime) -> BoardView:
-        """The whole board at `now`, for a full redraw."""
-        return BoardView(
-            at=now,
-            place_names=self.place_names(),
-            queues=self.queues(),
-            counters=self.counters(),
-            now_calling=self.now_calling(now),
-            recent_calls=self.recent_calls(),
-            parts=self.parts(now),
-        )
 
     @property
     def tickets(self) -> Mapping[str, Ticket]:

@@ -323,18 +323,14 @@ class DisplayClient:
         following pages are read with its page size. A ticket seen twice (tickets move between
         pages while they are read) is kept once, as last seen.
         """
-        return await self._all_tickets(queue_ids, first, history=False)
-
-    async def ticket_history(self, queue_ids: Sequence[str]) -> list[Ticket]:
-        """Every ticket of the queues done or canceled today (all pages)."""
-        return await self._all_tickets(queue_ids, None, history=True)
+        return await self._all_tickets(queue_ids, first)
 
     async def _all_tickets(
-        self, queue_ids: Sequence[str], first: TicketPage | None, *, history: bool
+        self, queue_ids: Sequence[str], first: TicketPage | None
     ) -> list[Ticket]:
         if first is None:
             page_size = MAX_PAGE_SIZE
-            first = await self.ticket_page(queue_ids, 1, page_size, history=history)
+            first = await self.ticket_page(queue_ids, 1, page_size)
         else:
             page_size = first.pageSize if 1 <= first.pageSize <= MAX_PAGE_SIZE else MAX_PAGE_SIZE
         pages = max(1, -(-first.totalCount // page_size))
@@ -354,7 +350,7 @@ class DisplayClient:
         read = [first]
         if pages > 1:
             for number in range(pages, 0, -1):
-                read.append(await self.ticket_page(queue_ids, number, page_size, history=history))
+                read.append(await self.ticket_page(queue_ids, number, page_size))
         latest = {ticket.ticketId: ticket for page in read for ticket in page.tickets}
         ordered = sorted(read, key=lambda page: page.page)
         return [

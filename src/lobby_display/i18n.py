@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta, tzinfo
 from functools import lru_cache
 from pathlib import Path
@@ -38,8 +38,6 @@ log = logging.getLogger(__name__)
 LOCALE_DIR: Final = Path(__file__).parent / "locales"
 #: The gettext domain of every catalog.
 DOMAIN: Final = "lobby_display"
-#: The language of the message ids themselves.
-SOURCE_LOCALE: Final = "en_US"
 #: A first availability closer than this is said as a delay ("in 55 min"), later as a time.
 SOON: Final = timedelta(minutes=60)
 #: A first availability closer than this many calendar days is said with its weekday.
@@ -50,11 +48,6 @@ _BUDDHIST_ERA_NAME: Final = "พ.ศ."
 
 #: How clock times are written: "24h" (14:05) or "12h" (2:05 PM).
 ClockStyle = Literal["24h", "12h"]
-
-# Between two opening-hour ranges of a day. The CLDR list patterns of Babel 2.18 miss some
-# styles for some locales (a KeyError), so these are chosen here.
-_RANGE_SEPARATORS: Final[Mapping[str, str]] = {"zh": "、", "ja": "、", "th": " "}
-_DEFAULT_RANGE_SEPARATOR: Final = ", "
 
 
 @lru_cache(maxsize=64)
@@ -188,11 +181,6 @@ class LocaleText:
     def hours(self, start: datetime, end: datetime) -> str:
         """An opening-hours range: "09:00–12:30"."""
         return f"{self.clock(start)}–{self.clock(end)}"
-
-    def day_hours(self, ranges: Iterable[tuple[datetime, datetime]]) -> str:
-        """Several ranges of one day: "09:00–12:30, 14:00–17:00" ("" when there are none)."""
-        separator = _RANGE_SEPARATORS.get(self.babel_locale.language, _DEFAULT_RANGE_SEPARATOR)
-        return separator.join(self.hours(start, end) for start, end in ranges)
 
     def in_minutes(self, minutes: int) -> str:
         """A short delay ahead: "in 5 min.", "dans 5 min", "5分钟后" (never rounded to hours)."""
@@ -351,12 +339,6 @@ class LocaleRotation:
     def current(self, now: float) -> str:
         """The locale on screen at `now`."""
         return self.locales[self.index(now)]
-
-    def next_change(self, now: float) -> float | None:
-        """The clock reading at which the locale next changes; None with a single locale."""
-        if len(self.locales) == 1:
-            return None
-        return self.start + (self._slot(now) + 1) * self.period
 
 
 __all__ = [

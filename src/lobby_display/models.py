@@ -334,14 +334,6 @@ class GpsPosition(Record):
     lng: float | None = None
 
 
-class Company(Record):
-    """A company, owner of places."""
-
-    companyId: Id
-    name: Names = Field(default_factory=dict)
-    language: CleanCode = ""
-
-
 class Place(Record):
     """A place: the building whose waiting room the screen is in."""
 

@@ -142,7 +142,6 @@ class CounterView:
     names: Mapping[str, str]
     value: float | None
     """None while the counter's value has not arrived."""
-    next_restart: datetime | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,16 +184,3 @@ class HealthView:
     error: str
     restored: bool
     """True while the part shows data restored from disk (not yet replaced by the feed)."""
-
-
-@dataclass(frozen=True, slots=True)
-class BoardView:
-    """The whole board at one moment, for a full redraw."""
-
-    at: datetime
-    place_names: Mapping[str, str]
-    queues: tuple[QueueView, ...]
-    counters: tuple[CounterView, ...]
-    now_calling: NowCalling
-    recent_calls: tuple[CallView, ...]
-    parts: Mapping[Part, HealthView]

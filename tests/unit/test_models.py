@@ -15,7 +15,6 @@ from lobby_display.models import (
     MAX_COMBINING_RUN,
     MAX_LABEL_LENGTH,
     MAX_NAME_LENGTH,
-    Company,
     Counter,
     Endpoint,
     Envelope,
@@ -130,12 +129,6 @@ class TestDateTimes:
 
 
 class TestRecords:
-    def test_company(self) -> None:
-        company = Company.model_validate(
-            {"companyId": "C1", "name": {"fr_FR": "Ville", "en_US": "City"}, "language": "fr_FR"}
-        )
-        assert (company.companyId, company.name["en_US"]) == ("C1", "City")
-
     def test_place(self) -> None:
         place = Place.model_validate(
             {

@@ -10,7 +10,6 @@ import re
 import pytest
 
 from lobby_display.models import (
-    Company,
     Counter,
     Envelope,
     Place,
@@ -43,7 +42,6 @@ def test_time_zones_and_languages_are_cleaned() -> None:
     ):
         assert_clean(record.timezone)
         assert_clean(record.language)
-    assert_clean(Company.model_validate({"companyId": "C1", "language": OSC52}).language)
 
 
 def test_a_plain_time_zone_is_kept_as_it_is() -> None:

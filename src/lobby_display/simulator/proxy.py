@@ -62,7 +62,6 @@ class FaultProxy:
         self.host = host
         self.port = port
         self.links: set[_Link] = set()
-        self.bytes_down = 0
         self.cuts = 0
         self._server: asyncio.Server | None = None
         self._flowing = asyncio.Event()
@@ -204,7 +203,6 @@ class FaultProxy:
                     await link.client.drain()
                 else:
                     await self._drip_out(data, link)
-                self.bytes_down += len(data)
 
     async def _drip_out(self, data: bytes, link: _Link) -> None:
         offset = 0

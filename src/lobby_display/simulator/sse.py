@@ -60,7 +60,6 @@ class Subscriber:
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     command: Command | None = None
     gone: bool = False
-    sent_events: int = 0
 
     def push(self, chunk: bytes) -> None:
         """Queue bytes for this connection (dropping it when it falls too far behind)."""
@@ -281,7 +280,6 @@ def _take(subscriber: Subscriber) -> bytes:
         parts.append(chunk)
         size += len(chunk)
     subscriber.buffered -= size
-    subscriber.sent_events += len(parts)
     return b"".join(parts)
 
 

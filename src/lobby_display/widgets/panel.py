@@ -274,11 +274,6 @@ class LinePanel(Panel, Generic[ContentT, RowT, LayoutT]):
         layout = self._row_layout
         return None if isinstance(layout, _Message) else layout
 
-    @property
-    def line_keys(self) -> tuple[LineKey[RowT | _Message], ...]:
-        """What each line shows, top to bottom."""
-        return self._line_keys
-
     def _draw(self, row: RowT | _Message) -> list[Strip]:
         if isinstance(row, _Message):
             style = self.get_component_rich_style(row.component, partial=True)
