@@ -12,7 +12,9 @@ import gzip
 import json
 import logging
 import os
+import queue
 import re
+import threading
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -50,6 +52,7 @@ DEFAULT_FLIGHT_BYTES: Final = 16 * 1024 * 1024
 _TICKET_ROUTES: Final = "/queues/tickets/"
 #: Seconds between flushes of a recording to disk (a line older than that survives a crash).
 FLUSH_EVERY: Final = 1.0
+_FLUSH_DELTA: Final = timedelta(seconds=FLUSH_EVERY)
 
 Clock = Callable[[], datetime]
 
@@ -389,15 +392,29 @@ def _flight_name(at: datetime) -> str:
     return f"{FLIGHT_PREFIX}{at.astimezone(UTC).strftime('%Y%m%dT%H%M%S.%fZ')}{FLIGHT_SUFFIX}"
 
 
+@dataclass(frozen=True, slots=True)
+class _NewFile:
+    """The writer's order to start a new file (and what it begins with)."""
+
+    at: datetime
+    generation: int
+    answers: list[bytes]
+    records: list[tuple[Feed, Any]]
+
+
 class FlightRecorder(Recorder):
     """The kiosk's last minutes of feeds, in files of a few minutes, within a byte cap.
 
-    A file is closed when it covers `chunk` of time or reaches a quarter of the cap; files whose
-    time is past the window, then the oldest ones while the closed files hold more than three
-    quarters of the cap, are deleted: the files together never exceed `max_bytes`. Each file
-    starts with the start line, the latest answer of each REST route (the place, its names),
-    and a checkpoint of each live feed (its records as the display knows them then, as a first
-    message), so that it replays on its own.
+    A file is closed when it covers `chunk` of time or could reach a quarter of the cap; files
+    whose time is past the window, then the oldest ones while the closed files hold more than
+    three quarters of the cap, are deleted: the files together never exceed `max_bytes`. Each
+    file starts with the start line, the latest answer of each REST route (the place, its
+    names), and a checkpoint of each live feed (its records as the display knows them then, as
+    a first message), so that it replays on its own.
+
+    The feeds call it on the screen's loop: there it only serialises the line and decides when
+    a file ends; compression, the checkpoints' JSON, the files and their pruning are the work of
+    a thread of its own (started at the first line), so that none of it holds the screen.
     """
 
     def __init__(
@@ -416,86 +433,167 @@ class FlightRecorder(Recorder):
         self.chunk = max(timedelta(seconds=30), self.window / 6)
         self.max_bytes = max_bytes
         self.chunk_bytes = max_bytes // 4
-        self._writer: RecordingWriter | None = None
-        self._opened_at: datetime | None = None
-        self._flushed_at: datetime | None = None
         self._followed: dict[Feed, Callable[[], Any]] = {}
         self._answers: dict[tuple[str, tuple[tuple[str, str], ...]], bytes] = {}
         """The latest answer of each route and query (ticket pages aside): every file repeats
         them, so that the names and the place's lists come with it."""
-        self._failed = False
+        # The loop's side: the file being written, as far as the loop knows.
+        self._generation = 0
+        self._opened_at: datetime | None = None
+        self._queued = 0
+        """Bytes (before compression) of the lines sent to the current file."""
+        self._retry_at: datetime | None = None
+        # The thread's side, read by the loop: (generation, bytes on disk, `_queued` then).
+        self._on_disk: tuple[int, int, int] = (0, 0, 0)
+        self._broken = False
+        self._jobs: queue.Queue[_NewFile | tuple[datetime, bytes] | None] = queue.Queue()
+        self._thread: threading.Thread | None = None
+        self._writer: RecordingWriter | None = None
+        self._flushed_at: datetime | None = None
+        self._generation_on_disk = 0
+        self._queued_on_disk = 0
+        """Bytes of lines written into the thread's file (the loop's `_queued` for it)."""
+        self._warned = False
 
     def follow(self, feed: Feed, records: Callable[[], Any]) -> None:
         self._followed[feed] = records
 
+    # --- the loop's side -------------------------------------------------------------------------
+
     def write(self, line: Message | Answer) -> None:
         try:
-            self._write(line)
+            data = dump_line(line)
+            if isinstance(line, Answer) and not line.path.startswith(_TICKET_ROUTES):
+                self._answers[(line.path, tuple(sorted(line.query.items())))] = data
+            if len(data) + 1024 > self.chunk_bytes:
+                log.warning(
+                    "flight recorder: a %s of %d bytes is too big to keep", line.kind, len(data)
+                )
+                return
+            if self._file_ends(line.at, len(data)):
+                self._new_file(line.at)
+            self._queued += len(data)
+            self._send((line.at, data))
         except Exception as error:
-            # The flight recorder must never stop the screen (nor its feeds, which call it): it
-            # says so once and tries again with the next line, in a new file.
-            if not self._failed:
-                log.warning("flight recorder: cannot write in %s: %s", self.directory, error)
-            self._failed = True
-            self._drop_writer()
+            # Never the feeds' problem (they call this): said once.
+            self._warn(error)
 
-    def _write(self, line: Message | Answer) -> None:
-        data = dump_line(line)
-        size = len(data)
-        if isinstance(line, Answer) and not line.path.startswith(_TICKET_ROUTES):
-            self._answers[(line.path, tuple(sorted(line.query.items())))] = data
-        if size + 1024 > self.chunk_bytes:
-            log.warning("flight recorder: a %s of %d bytes is too big to keep", line.kind, size)
-            return
-        writer = self._writer
-        now = line.at
-        if writer is not None:
-            assert self._opened_at is not None
-            if now - self._opened_at >= self.chunk or self._too_big(writer, size):
-                self._close(now)
-                writer = None
-        if writer is None:
-            writer = self._open(now)
-        writer.write(data)
-        if self._flushed_at is None or (now - self._flushed_at).total_seconds() >= FLUSH_EVERY:
-            writer.flush()
-            self._flushed_at = now
-
-    def _too_big(self, writer: RecordingWriter, coming: int) -> bool:
+    def _file_ends(self, now: datetime, coming: int) -> bool:
+        if self._opened_at is None:
+            return True
+        if self._broken:
+            # Tried again at most every 10 s (a full disk, say).
+            return self._retry_at is None or now >= self._retry_at
+        if now - self._opened_at >= self.chunk:
+            return True
+        generation, size, queued_then = self._on_disk
+        if generation != self._generation:
+            # The thread has not begun the file yet: at most half a file of what it begins with.
+            size, queued_then = self.chunk_bytes // 2, 0
         # Compressed output never exceeds its input by more than a few bytes per block: the
-        # size at the last flush plus what came since is a bound of the size on disk.
-        slack = 512
-        if writer.size + writer.pending + coming + slack <= self.chunk_bytes:
-            return False
-        writer.flush()
-        return writer.size + coming + slack > self.chunk_bytes
+        # size at the last flush plus what was sent since is a bound of the size on disk.
+        return size + (self._queued - queued_then) + coming + 512 > self.chunk_bytes
 
-    def _open(self, now: datetime) -> RecordingWriter:
+    def _new_file(self, now: datetime) -> None:
+        self._generation += 1
+        self._opened_at, self._queued = now, 0
+        self._broken, self._retry_at = False, now + timedelta(seconds=10)
+        # The records as they are now (taken here, where the feeds change them); written out
+        # by the thread (a stored record is replaced, never changed in place).
+        records = [(feed, records()) for feed, records in self._followed.items()]
+        self._send(_NewFile(now, self._generation, list(self._answers.values()), records))
+
+    def _send(self, job: _NewFile | tuple[datetime, bytes]) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="flight recorder", daemon=True)
+            self._thread.start()
+        self._jobs.put(job)
+
+    def _warn(self, error: BaseException) -> None:
+        if not self._warned:
+            self._warned = True
+            log.warning("flight recorder: cannot write in %s: %s", self.directory, error)
+
+    def drain(self) -> None:
+        """Wait until the thread has written everything sent so far (tests)."""
+        if self._thread is not None:
+            self._jobs.join()
+
+    def close(self) -> None:
+        """Finish the current file and stop the thread."""
+        if self._thread is not None:
+            self._jobs.put(None)
+            self._thread.join(10)
+            self._thread = None
+
+    # --- the thread's side -----------------------------------------------------------------------
+
+    def _run(self) -> None:
+        while True:
+            try:
+                job = self._jobs.get(timeout=FLUSH_EVERY)
+            except queue.Empty:
+                self._flush()
+                continue
+            try:
+                if job is None:
+                    self._finish(self.clock())
+                    return
+                if isinstance(job, _NewFile):
+                    self._begin(job)
+                elif self._writer is not None:
+                    self._queued_on_disk += self._writer.write(job[1])
+                    if self._flushed_at is None or job[0] - self._flushed_at >= _FLUSH_DELTA:
+                        self._flush()
+            except Exception as error:
+                self._warn(error)
+                self._broken = True
+                self._drop_writer()
+            finally:
+                self._jobs.task_done()
+
+    def _flush(self) -> None:
+        writer = self._writer
+        if writer is None or writer.pending == 0:
+            return
+        try:
+            writer.flush()
+        except OSError as error:
+            self._warn(error)
+            self._broken = True
+            self._drop_writer()
+            return
+        self._flushed_at = self.clock()
+        self._on_disk = (self._generation_on_disk, writer.size, self._queued_on_disk)
+
+    def _begin(self, job: _NewFile) -> None:
+        self._finish(job.at)
         self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-        self.prune(now)
-        path = self.directory / _flight_name(now)
-        writer = RecordingWriter(path)
-        self._writer, self._opened_at, self._flushed_at = writer, now, None
-        self._failed = False
-        writer.write(self.start.model_copy(update={"at": now}))
-        for answer in self._answers.values():
+        self.prune(job.at)
+        writer = RecordingWriter(self.directory / _flight_name(job.at))
+        self._writer, self._flushed_at = writer, None
+        self._generation_on_disk, self._queued_on_disk = job.generation, 0
+        writer.write(self.start.model_copy(update={"at": job.at}))
+        for answer in job.answers:
             if writer.pending + len(answer) < self.chunk_bytes // 4:
                 writer.write(answer)
-        for feed, records in self._followed.items():
+        for feed, records in job.records:
             checkpoint = Message(
-                at=now,
+                at=job.at,
                 feed=feed,
                 first=True,
                 checkpoint=True,
-                data=mask(json.dumps(records(), ensure_ascii=False, separators=(",", ":"))),
+                data=mask(json.dumps(records, ensure_ascii=False, separators=(",", ":"))),
             )
-            if writer.pending + len(dump_line(checkpoint)) < self.chunk_bytes // 2:
-                writer.write(checkpoint)
+            data = dump_line(checkpoint)
+            if writer.pending + len(data) < self.chunk_bytes // 2:
+                writer.write(data)
             else:
                 log.warning("flight recorder: the %s feed's records are too big to keep", feed)
-        return writer
+        writer.flush()
+        self._on_disk = (job.generation, writer.size, 0)
 
-    def _close(self, now: datetime) -> None:
+    def _finish(self, now: datetime) -> None:
         writer, self._writer = self._writer, None
         if writer is not None:
             writer.close()
@@ -545,13 +643,6 @@ class FlightRecorder(Recorder):
             pass
         except OSError as error:
             log.warning("flight recorder: cannot delete %s: %s", path, error.strerror)
-
-    def close(self) -> None:
-        """Finish the current file."""
-        try:
-            self._close(self.clock())
-        except OSError as error:
-            log.warning("flight recorder: cannot finish its file: %s", error)
 
 
 def _name_time(path: Path) -> datetime | None:

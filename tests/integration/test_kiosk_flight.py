@@ -12,11 +12,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from lobby_display.cli import main
 from lobby_display.recording import Message, flight_files, read_recording
 from lobby_display.simulator import SimulatorServer
 from lobby_display.simulator.names import PLACE
 from lobby_display.updates import Feed
+from tests.helpers.recording_harness import record_until
 from tests.helpers.terminal import TerminalProgram
 
 PROGRAM = str(Path(sys.executable).with_name("lobby-display"))
@@ -75,7 +75,7 @@ def test_demo_replays_a_recorded_day(
     sim = start_simulator()
     config = sim.write_config(tmp_path / "place", locales=["en_US"])
     day = tmp_path / "day.jsonl.gz"
-    assert main(["record", "--config", str(config), "--out", str(day), "--minutes", "0.03"]) == 0
+    record_until(config, day)
     sim.stop()  # the demo shows the recording, not the place
     env = {**os.environ, "TEXTUAL_ANIMATIONS": "none"}
     command = [PROGRAM, "demo", "--replay", str(day), "--speed", "10", "--graphics", "text"]

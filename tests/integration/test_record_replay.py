@@ -25,8 +25,10 @@ from lobby_display.cli import main
 from lobby_display.client import DisplayClient, make_http
 from lobby_display.config import Settings, load_config
 from lobby_display.recording import (
+    Answer,
     FileRecorder,
     Message,
+    Recording,
     flight_files,
     flight_recorder,
     read_recording,
@@ -37,6 +39,7 @@ from lobby_display.simulator.replay import ReplayServer
 from lobby_display.source import feeds_source
 from lobby_display.updates import Feed, FeedStatus, Update
 from tests.helpers.feeds_harness import FAST_TIMING, LOCALES, until
+from tests.helpers.recording_harness import every_feed, record_until
 
 #: A place with more current tickets than a first page holds (the display reads REST pages).
 PLACE: dict[str, Any] = {"tickets": 130, "speed": 60.0, "heartbeat": 0.3, "retry_ms": 500}
@@ -212,21 +215,34 @@ async def test_a_recording_holds_no_key_token_or_private_key(
     assert "key=" not in text and '"key"' not in text
 
 
-def test_record_command_writes_the_three_feeds_and_stops_after_its_minutes(
+def test_record_command_stops_after_its_minutes(
     place: SimulatorServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     config = place.write_config(tmp_path, locales=list(LOCALES))
     out = tmp_path / "short.jsonl.gz"
-    code = main(["record", "--config", str(config), "--out", str(out), "--minutes", "0.05"])
+    code = main(["record", "--config", str(config), "--out", str(out), "--minutes", "0.02"])
     assert code == 0
     recording = read_recording(out)
     assert recording.start is not None and recording.start.place == place.place_id
-    firsts = {line.feed for line in recording.lines if isinstance(line, Message) and line.first}
-    assert firsts == set(Feed)
-    paths = {line.path for line in recording.lines if line.kind == "answer"}
-    assert f"/places/{place.place_id}/queues" in paths
     printed = capsys.readouterr().out
     assert str(out) in printed and "lobby-display replay" in printed
+
+
+def test_record_command_writes_the_three_feeds_and_the_place_until_stopped(
+    place: SimulatorServer, tmp_path: Path
+) -> None:
+    config = place.write_config(tmp_path, locales=list(LOCALES))
+    out = tmp_path / "day.jsonl.gz"
+    queues = f"/places/{place.place_id}/queues"
+
+    def enough(recording: Recording) -> bool:
+        answered = {line.path for line in recording.lines if isinstance(line, Answer)}
+        return every_feed(recording) and queues in answered
+
+    printed = record_until(config, out, enough)
+    assert "Recorded" in printed
+    assert enough(read_recording(out))  # closed whole at SIGTERM, and still all there
+    gzip.decompress(out.read_bytes())
 
 
 def test_replay_command_refuses_a_file_that_is_not_a_recording(
@@ -305,7 +321,7 @@ def test_replay_command_prints_a_config_serves_it_and_loops(
 ) -> None:
     config = place.write_config(tmp_path / "place", locales=list(LOCALES))
     day = tmp_path / "day.jsonl.gz"
-    assert main(["record", "--config", str(config), "--out", str(day), "--minutes", "0.02"]) == 0
+    record_until(config, day)
     place.stop()
     program = Path(sys.executable).with_name("lobby-display")
     command = [str(program), "replay", str(day), "--port", "0", "--speed", "20", "--loop"]
@@ -339,9 +355,7 @@ def test_hostile_strings_of_a_recording_are_cleaned_when_replayed(
     with SimulatorServer(seed=5, account=sim_account, hostile=True, **PLACE) as sim:
         config = sim.write_config(tmp_path / "place", locales=list(LOCALES))
         day = tmp_path / "day.jsonl.gz"
-        assert (
-            main(["record", "--config", str(config), "--out", str(day), "--minutes", "0.02"]) == 0
-        )
+        record_until(config, day)
     recorded = gzip.decompress(day.read_bytes()).decode()
     assert "\\u001b" in recorded, "the recording keeps the service's strings as they came"
 

@@ -51,6 +51,8 @@ log = logging.getLogger(__name__)
 
 #: Seconds a connection waits for its feed's first snapshot before a 503 (start of a replay).
 SNAPSHOT_WAIT: Final = 10.0
+#: Seconds the end of the recording is served before `--loop` starts it again.
+LOOP_PAUSE: Final = 10.0
 #: The feeds' streaming routes (under /v1).
 STREAMS: Final = {
     "/queues/tickets/currents/sse": Feed.TICKETS,
@@ -193,7 +195,10 @@ class Replay:
             log.info("replay: the recording ended (%.0f s recorded)", self.duration)
             if not self.loop:
                 return
-            # Round again: every feed starts from the recording's first snapshot.
+            # The day's end stays on screen a while (a short recording at a high speed would
+            # otherwise never let a screen settle), then every feed starts from the recording's
+            # first snapshot again.
+            await asyncio.sleep(LOOP_PAUSE)
             for state in self.feeds.values():
                 state.first, state.since = None, []
                 state.ready.clear()
