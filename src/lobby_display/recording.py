@@ -530,8 +530,10 @@ class FlightRecorder(Recorder):
 
     def _run(self) -> None:
         while True:
+            # Asleep until the next line, but a second at most while some wait to be flushed.
+            pending = self._writer is not None and self._writer.pending > 0
             try:
-                job = self._jobs.get(timeout=FLUSH_EVERY)
+                job = self._jobs.get(timeout=FLUSH_EVERY if pending else None)
             except queue.Empty:
                 self._flush()
                 continue

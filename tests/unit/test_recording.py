@@ -10,6 +10,7 @@ import logging
 import os
 import subprocess
 import sys
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -314,3 +315,21 @@ def test_record_refuses_a_file_it_cannot_write(
     out = tmp_path / "no-such-folder" / "day.jsonl.gz"
     assert main(["record", "--config", str(config), "--out", str(out)]) == 1
     assert f"cannot write {out}" in capsys.readouterr().err
+
+
+def test_a_flight_line_reaches_the_disk_without_waiting_for_the_next(tmp_path: Path) -> None:
+    """A screen that loses power keeps what came more than a second before."""
+    flight = FlightRecorder(tmp_path, start(), minutes=30)
+    flight.message(Feed.COUNTERS, '{"C1": {"counterId": "C1"}}', True)
+    flight.message(Feed.COUNTERS, '{"counterId": "C1", "last": true}', False)
+    deadline = time.monotonic() + 10
+    try:
+        while True:
+            files = flight_files(tmp_path)
+            lines = read_recording(files[-1]).lines if files else []
+            if any(isinstance(line, Message) and "last" in line.data for line in lines):
+                break
+            assert time.monotonic() < deadline, "the line never reached the disk"
+            time.sleep(0.05)
+    finally:
+        flight.close()
