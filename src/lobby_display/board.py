@@ -215,13 +215,13 @@ class BoardMemory:
 def queue_status(state: QueueState | None, reference: Queue | None = None) -> QueueStatus:
     """The status a queue row shows; the first rule that holds wins.
 
-    1. CLOSED when `queueIsOpened` is false: nobody serves, so nothing else matters to the
+    1. CLOSED when `queue_is_opened` is false: nobody serves, so nothing else matters to the
        people waiting (a pause flag left on a closed queue must not promise a quick resume).
     2. PAUSED when `pause` is true (the queue record's `state.pause` when the state is silent).
-    3. BOOKING_CLOSED when `bookingIsOpened` is false: the operators' decision explains any
+    3. BOOKING_CLOSED when `booking_is_opened` is false: the operators' decision explains any
        fullness that comes with it.
-    4. FULL when `queueIsFull`, or when full for FIFO and for appointments alike.
-    5. FULL_TODAY when `queueIsFullForTheDay` (later days may have room).
+    4. FULL when `queue_is_full`, or when full for FIFO and for appointments alike.
+    5. FULL_TODAY when `queue_is_full_for_the_day` (later days may have room).
     6. FULL_FOR_FIFO, then 7. FULL_FOR_APPOINTMENTS (beta flags: one kind of ticket remains).
     8. OPEN otherwise. A flag the service leaves out counts as not set. Without any state and
        without a pause in the queue record: UNKNOWN.
@@ -230,19 +230,21 @@ def queue_status(state: QueueState | None, reference: Queue | None = None) -> Qu
     if state is None:
         return QueueStatus.PAUSED if reference_pause else QueueStatus.UNKNOWN
     pause = state.pause if state.pause is not None else reference_pause
-    if state.queueIsOpened is False:
+    if state.queue_is_opened is False:
         return QueueStatus.CLOSED
     if pause:
         return QueueStatus.PAUSED
-    if state.bookingIsOpened is False:
+    if state.booking_is_opened is False:
         return QueueStatus.BOOKING_CLOSED
-    if state.queueIsFull or (state.queueIsFullForFifo and state.queueIsFullForAppointment):
+    if state.queue_is_full or (
+        state.queue_is_full_for_fifo and state.queue_is_full_for_appointment
+    ):
         return QueueStatus.FULL
-    if state.queueIsFullForTheDay:
+    if state.queue_is_full_for_the_day:
         return QueueStatus.FULL_TODAY
-    if state.queueIsFullForFifo:
+    if state.queue_is_full_for_fifo:
         return QueueStatus.FULL_FOR_FIFO
-    if state.queueIsFullForAppointment:
+    if state.queue_is_full_for_appointment:
         return QueueStatus.FULL_FOR_APPOINTMENTS
     return QueueStatus.OPEN
 
@@ -280,16 +282,16 @@ def _locale_of(lang: str) -> str:
 
 def _recall_number(ticket: Ticket) -> int:
     """0 for a first call; each recall adds one (by either sign the service gives of it)."""
-    return max(ticket.recalledCount, len(ticket.timeline.recalledAt), 0)
+    return max(ticket.recalled_count, len(ticket.timeline.recalled_at), 0)
 
 
 def _call_moment(ticket: Ticket, recall: int) -> datetime | None:
     """When call number `recall` of `ticket` happened, if the ticket says."""
     timeline = ticket.timeline
     if recall == 0:
-        return timeline.calledAt
-    if len(timeline.recalledAt) >= recall:
-        return max(timeline.recalledAt)
+        return timeline.called_at
+    if len(timeline.recalled_at) >= recall:
+        return max(timeline.recalled_at)
     return None
 
 
@@ -310,10 +312,10 @@ class _Tally:
     """Appointment type id -> [tickets, people]."""
 
     def add(self, ticket: Ticket, sign: int) -> None:
-        people = max(ticket.groupSize, 1)
+        people = max(ticket.group_size, 1)
         self.tickets += sign
         self.people += sign * people
-        type_id = ticket.appointmentType.id
+        type_id = ticket.appointment_type.id
         if type_id:
             counts = self.by_type.setdefault(type_id, [0, 0])
             counts[0] += sign
@@ -487,7 +489,7 @@ class Board:
 
     def _apply_ticket(self, ticket: Ticket, now: datetime, changes: _ChangeSet) -> None:
         if ticket.is_finished or not self._wants_queue(ticket.queue.id):
-            self._drop_ticket(ticket.ticketId, changes)
+            self._drop_ticket(ticket.ticket_id, changes)
             return
         self._put_ticket(ticket, changes)
         called = self._detect_call(ticket, now, first_snapshot=False)
@@ -506,7 +508,7 @@ class Board:
         incoming: dict[str, Ticket] = {}
         for ticket in tickets:
             if not ticket.is_finished and self._wants_queue(ticket.queue.id):
-                incoming[ticket.ticketId] = ticket
+                incoming[ticket.ticket_id] = ticket
         for ticket_id in [known for known in self._tickets if known not in incoming]:
             self._drop_ticket(ticket_id, changes)
         detected: list[_Called] = []
@@ -522,8 +524,8 @@ class Board:
             self._list_call(called, changes)
 
     def _put_ticket(self, ticket: Ticket, changes: _ChangeSet) -> None:
-        old = self._tickets.get(ticket.ticketId)
-        self._tickets[ticket.ticketId] = ticket
+        old = self._tickets.get(ticket.ticket_id)
+        self._tickets[ticket.ticket_id] = ticket
         self._count(old, -1, changes)
         self._count(ticket, +1, changes)
         self._learn_ticket_names(ticket, changes)
@@ -560,19 +562,19 @@ class Board:
             names[locale] = ticket.queue.name
             self._queue_order = None
             changes.queues.add(queue_id)
-        type_id = ticket.appointmentType.id
-        if type_id and ticket.appointmentType.name:
+        type_id = ticket.appointment_type.id
+        if type_id and ticket.appointment_type.name:
             by_type = self._ticket_type_names.setdefault(queue_id, {})
             type_names = by_type.setdefault(type_id, {})
-            if type_names.get(locale) != ticket.appointmentType.name:
-                type_names[locale] = ticket.appointmentType.name
+            if type_names.get(locale) != ticket.appointment_type.name:
+                type_names[locale] = ticket.appointment_type.name
                 changes.queues.add(queue_id)
 
     # calls
 
     def _detect_call(self, ticket: Ticket, now: datetime, first_snapshot: bool) -> _Called | None:
         """The call this sight of `ticket` makes, if it is a new one; remembers it as seen."""
-        ticket_id = ticket.ticketId
+        ticket_id = ticket.ticket_id
         if ticket.state in WAITING_STATES:
             # Sent back to wait: calling it again will be a new call.
             self._seen_calls.pop(ticket_id, None)
@@ -643,7 +645,7 @@ class Board:
     # queue states
 
     def _apply_queue_state(self, state: QueueState, changes: _ChangeSet) -> None:
-        queue_id = state.queueId
+        queue_id = state.queue_id
         if not queue_id or not self._wants_queue(queue_id):
             return
         if self._states.get(queue_id) != state:
@@ -658,10 +660,10 @@ class Board:
         self._data_arrived(Feed.QUEUES, changes)
         wanted: dict[str, QueueState] = {}
         for key, state in states.items():
-            queue_id = state.queueId or key
+            queue_id = state.queue_id or key
             if queue_id and self._wants_queue(queue_id):
                 wanted[queue_id] = (
-                    state if state.queueId else state.model_copy(update={"queueId": queue_id})
+                    state if state.queue_id else state.model_copy(update={"queue_id": queue_id})
                 )
         for queue_id in set(self._states) | set(wanted):
             if self._states.get(queue_id) != wanted.get(queue_id):
@@ -673,12 +675,12 @@ class Board:
     # counters
 
     def _apply_counter(self, counter: Counter, changes: _ChangeSet) -> None:
-        if not self._wants_counter(counter.counterId):
+        if not self._wants_counter(counter.counter_id):
             return
-        old = self._counters.get(counter.counterId)
+        old = self._counters.get(counter.counter_id)
         if old != counter:
-            self._counters[counter.counterId] = counter
-            changes.counters.add(counter.counterId)
+            self._counters[counter.counter_id] = counter
+            changes.counters.add(counter.counter_id)
             if old is None or old.name != counter.name:
                 self._counter_order = None
 
@@ -687,9 +689,9 @@ class Board:
     ) -> None:
         self._data_arrived(Feed.COUNTERS, changes)
         wanted = {
-            counter.counterId: counter
+            counter.counter_id: counter
             for counter in counters.values()
-            if self._wants_counter(counter.counterId)
+            if self._wants_counter(counter.counter_id)
         }
         for counter_id in set(self._counters) | set(wanted):
             if self._counters.get(counter_id) != wanted.get(counter_id):
@@ -826,8 +828,8 @@ class Board:
         tally: _Tally | None = None
         counts_from_tickets = state is None
         if state is not None:
-            waiting_tickets: int | None = state.queueLength.queueTicketLength
-            waiting_people: int | None = state.queueLength.queuePeopleLength
+            waiting_tickets: int | None = state.queue_length.queue_ticket_length
+            waiting_people: int | None = state.queue_length.queue_people_length
         else:
             tallies = self._restored_tallies
             if tallies is None and self._had_tickets_snapshot:
@@ -839,11 +841,13 @@ class Board:
                 waiting_tickets, waiting_people = tally.tickets, tally.people
         type_ids: dict[str, None] = {}
         if reference is not None:
-            type_ids.update(dict.fromkeys(reference.appointmentTypes))
+            type_ids.update(dict.fromkeys(reference.appointment_types))
         # Types the reference data does not list are shown when the numbers name them.
         extra: set[str] = set()
         if state is not None:
-            extra = set(state.queueLength.byAppointmentType) | set(state.allFirstAvailabilities)
+            extra = set(state.queue_length.by_appointment_type) | set(
+                state.all_first_availabilities
+            )
         elif tally is not None:
             extra = set(tally.by_type)
         type_ids.update(dict.fromkeys(sorted(extra - set(type_ids))))
@@ -863,14 +867,14 @@ class Board:
             first_availability=min(firsts) if firsts else None,
             group_size=group_size,
             today_timeslots=tuple(
-                TimeslotView(slot.startTime, slot.endTime) for slot in state.dayQueueTimeslot
+                TimeslotView(slot.start_time, slot.end_time) for slot in state.day_queue_timeslot
             )
             if state is not None
             else (),
             next_timeslot=TimeslotView(
-                state.nextQueueTimeslot.startTime, state.nextQueueTimeslot.endTime
+                state.next_queue_timeslot.start_time, state.next_queue_timeslot.end_time
             )
-            if state is not None and state.nextQueueTimeslot is not None
+            if state is not None and state.next_queue_timeslot is not None
             else None,
         )
 
@@ -883,17 +887,17 @@ class Board:
         reference: Queue | None,
     ) -> AppointmentTypeView:
         names = dict(self._ticket_type_names.get(queue_id, {}).get(type_id, {}))
-        if reference is not None and type_id in reference.appointmentTypes:
-            names.update(reference.appointmentTypes[type_id].name)
+        if reference is not None and type_id in reference.appointment_types:
+            names.update(reference.appointment_types[type_id].name)
         waiting_tickets: int | None = None
         waiting_people: int | None = None
         first: datetime | None = None
         size: int | None = None
         if state is not None:
-            part = state.queueLength.byAppointmentType.get(type_id)
+            part = state.queue_length.by_appointment_type.get(type_id)
             if part is not None:
-                waiting_tickets, waiting_people = part.queueTicketLength, part.queuePeopleLength
-            by_size = state.allFirstAvailabilities.get(type_id)
+                waiting_tickets, waiting_people = part.queue_ticket_length, part.queue_people_length
+            by_size = state.all_first_availabilities.get(type_id)
             if by_size:
                 first, size = first_availability(by_size, self.settings.group_size)
         elif tally is not None:

@@ -247,28 +247,28 @@ class DisplayClient:
     ) -> dict[str, Queue]:
         """`/places/{placeId}/queues`: the place's queues by id."""
         path = f"/places/{_segment(place_id)}/queues"
-        return await self._collection(Queue, "queueId", path, langs=self._langs(langs))
+        return await self._collection(Queue, "queue_id", path, langs=self._langs(langs))
 
     async def place_counters(
         self, place_id: str, langs: Sequence[str] | None = None
     ) -> dict[str, Counter]:
         """`/places/{placeId}/counters`: the place's counters by id."""
         path = f"/places/{_segment(place_id)}/counters"
-        return await self._collection(Counter, "counterId", path, langs=self._langs(langs))
+        return await self._collection(Counter, "counter_id", path, langs=self._langs(langs))
 
     async def place_endpoints(
         self, place_id: str, langs: Sequence[str] | None = None
     ) -> dict[str, Endpoint]:
         """`/places/{placeId}/endpoints`: the place's endpoints (desks, rooms) by id."""
         path = f"/places/{_segment(place_id)}/endpoints"
-        return await self._collection(Endpoint, "endpointId", path, langs=self._langs(langs))
+        return await self._collection(Endpoint, "endpoint_id", path, langs=self._langs(langs))
 
     async def queues(
         self, queue_ids: Sequence[str], langs: Sequence[str] | None = None
     ) -> dict[str, Queue]:
         """`/queues`: the given queues by id."""
         return await self._collection(
-            Queue, "queueId", "/queues", queuesId=queue_ids, langs=self._langs(langs)
+            Queue, "queue_id", "/queues", queuesId=queue_ids, langs=self._langs(langs)
         )
 
     async def queue_endpoints(
@@ -277,7 +277,7 @@ class DisplayClient:
         """`/queues/endpoints`: the endpoints of the given queues by id."""
         return await self._collection(
             Endpoint,
-            "endpointId",
+            "endpoint_id",
             "/queues/endpoints",
             queuesId=queue_ids,
             langs=self._langs(langs),
@@ -288,7 +288,7 @@ class DisplayClient:
     ) -> dict[str, Counter]:
         """`/counters`: the given counters by id."""
         return await self._collection(
-            Counter, "counterId", "/counters", countersId=counter_ids, langs=self._langs(langs)
+            Counter, "counter_id", "/counters", countersId=counter_ids, langs=self._langs(langs)
         )
 
     async def ticket_page(
@@ -332,13 +332,13 @@ class DisplayClient:
             page_size = MAX_PAGE_SIZE
             first = await self.ticket_page(queue_ids, 1, page_size)
         else:
-            page_size = first.pageSize if 1 <= first.pageSize <= MAX_PAGE_SIZE else MAX_PAGE_SIZE
-        pages = max(1, -(-first.totalCount // page_size))
+            page_size = first.page_size if 1 <= first.page_size <= MAX_PAGE_SIZE else MAX_PAGE_SIZE
+        pages = max(1, -(-first.total_count // page_size))
         if pages > MAX_TICKET_PAGES:
             log.warning(
                 "reading only %d pages of tickets (%d tickets at %d a page)",
                 MAX_TICKET_PAGES,
-                first.totalCount,
+                first.total_count,
                 page_size,
             )
             pages = MAX_TICKET_PAGES
@@ -351,12 +351,12 @@ class DisplayClient:
         if pages > 1:
             for number in range(pages, 0, -1):
                 read.append(await self.ticket_page(queue_ids, number, page_size))
-        latest = {ticket.ticketId: ticket for page in read for ticket in page.tickets}
+        latest = {ticket.ticket_id: ticket for page in read for ticket in page.tickets}
         ordered = sorted(read, key=lambda page: page.page)
         return [
             latest[ticket_id]
             for ticket_id in dict.fromkeys(
-                ticket.ticketId for page in ordered for ticket in page.tickets
+                ticket.ticket_id for page in ordered for ticket in page.tickets
             )
         ]
 

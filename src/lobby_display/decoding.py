@@ -159,7 +159,9 @@ class RecordStore(Generic[_R]):
     def replace(self, models: Mapping[str, _R], raws: Mapping[str, Mapping[str, Any]]) -> None:
         """A snapshot: keep exactly these records (the raw JSON when known, else the model's)."""
         self.records = {
-            key: self.raw(raws[key]) if key in raws else model.model_dump(mode="json")
+            key: self.raw(raws[key])
+            if key in raws
+            else model.model_dump(mode="json", by_alias=True)
             for key, model in models.items()
         }
 
@@ -240,11 +242,11 @@ class TicketDecoder:
         _, _, payload = _unwrap(data)
         page = TicketPage.model_validate(payload)
         tickets = page.tickets
-        if page.totalCount > len(tickets):
+        if page.total_count > len(tickets):
             log.info(
                 "tickets feed: first page holds %d of %d tickets; reading the rest",
                 len(tickets),
-                page.totalCount,
+                page.total_count,
             )
             tickets = await self.client.current_tickets(self.queue_ids, first=page)
         listed = payload.get("tickets") if isinstance(payload, Mapping) else None
@@ -253,11 +255,11 @@ class TicketDecoder:
         # them (the REST client gives models: a dump of one validates to the same ticket).
         from_page = {id(ticket) for ticket in page.tickets}
         self.store.replace(
-            {ticket.ticketId: ticket for ticket in tickets},
+            {ticket.ticket_id: ticket for ticket in tickets},
             {
-                ticket.ticketId: raws[ticket.ticketId]
+                ticket.ticket_id: raws[ticket.ticket_id]
                 for ticket in tickets
-                if id(ticket) in from_page and ticket.ticketId in raws
+                if id(ticket) in from_page and ticket.ticket_id in raws
             },
         )
         return [TicketsSnapshot(tuple(tickets))]
@@ -357,8 +359,8 @@ class QueueStateDecoder:
         for record in records:
             raw = self.store.raw(record)
             state = QueueState.model_validate(raw)
-            states[state.queueId] = state
-            raws[state.queueId] = raw
+            states[state.queue_id] = state
+            raws[state.queue_id] = raw
         self.store.replace({key: state for key, state in states.items() if key}, raws)
         return [QueueStatesSnapshot(states)]
 
@@ -412,7 +414,7 @@ class CounterDecoder:
         _, _, payload = _unwrap(data)
         if _records(payload, "counterId") is None:
             raise NotUnderstood("counters first message")
-        counters = keyed(Counter, payload, "counterId")
+        counters = keyed(Counter, payload, "counter_id")
         self.store.replace(counters, _raw_by_id(payload, "counterId"))
         return [CountersSnapshot(counters)]
 

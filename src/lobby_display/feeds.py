@@ -594,7 +594,7 @@ class Feeds:
                     for ticket in tickets
                 )
             elif isinstance(update, QueueStateChanged):
-                unknown = update.state.queueId not in reference.queues
+                unknown = update.state.queue_id not in reference.queues
             if unknown:
                 self._request_refresh()
                 return

@@ -170,10 +170,10 @@ class SavedBoard(_Saved):
             data_as_of={feed: self.data_as_of.get(feed.value, self.saved_at) for feed in Feed},
             reference=ReferenceData(
                 place=self.place,
-                queues={queue.queueId: queue for queue in self.queues.values()},
-                endpoints={endpoint.endpointId: endpoint for endpoint in self.endpoints.values()},
+                queues={queue.queue_id: queue for queue in self.queues.values()},
+                endpoints={endpoint.endpoint_id: endpoint for endpoint in self.endpoints.values()},
                 counters={
-                    counter.counterId: counter for counter in self.reference_counters.values()
+                    counter.counter_id: counter for counter in self.reference_counters.values()
                 },
             ),
             queue_states=dict(self.queue_states),

@@ -55,17 +55,17 @@ VARIANTS: dict[str, Dialect] = {
 # --- the board against the truth, record by record --------------------------------------------
 
 #: Ticket fields compared (the estimates and positions move with the clock, without events).
-TICKET_FIELDS = ("state", "label", "queue", "endpoint", "recalledCount", "appointmentType")
+TICKET_FIELDS = ("state", "label", "queue", "endpoint", "recalled_count", "appointment_type")
 
 
 def _ticket_view(ticket: Ticket) -> tuple[object, ...]:
     timeline = ticket.timeline
     return (
         *(getattr(ticket, name) for name in TICKET_FIELDS),
-        ticket.groupSize,
+        ticket.group_size,
         ticket.lang,
-        timeline.calledAt,
-        tuple(timeline.recalledAt),
+        timeline.called_at,
+        tuple(timeline.recalled_at),
     )
 
 

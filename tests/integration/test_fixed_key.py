@@ -54,7 +54,7 @@ async def test_the_fixed_key_reads_the_place_whatever_the_file(
     assert settings.credentials_path() == credentials  # both are set
     async with kiosk_client(settings) as client:
         place = await client.place(settings.place.id)
-    assert place.placeId == settings.place.id
+    assert place.place_id == settings.place.id
     assert not (tmp_path / "state" / KEY_CACHE_NAME).exists(), "no key was asked for"
 
 

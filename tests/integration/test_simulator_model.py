@@ -125,7 +125,7 @@ def test_records_read_back_through_the_display_models() -> None:
     assert tickets
     for raw in tickets:
         ticket = Ticket.model_validate(raw)
-        assert ticket.ticketId == raw["ticketId"] and ticket.label == raw["label"]
+        assert ticket.ticket_id == raw["ticketId"] and ticket.label == raw["label"]
         for name, moment in raw["timeline"].items():
             if name != "recalledAt" and moment is not None:
                 assert SERVICE_SHAPE.match(moment), moment
@@ -134,7 +134,7 @@ def test_records_read_back_through_the_display_models() -> None:
     for queue in place.queues.values():
         state = QueueState.model_validate(records.queue_state(queue))
         raw_state = records.queue_state(queue)
-        assert state.queueId == queue.queue_id
+        assert state.queue_id == queue.queue_id
         assert set(raw_state["allFirstAvailabilities"]) == {kind.type_id for kind in queue.types}
         for by_size in raw_state["allFirstAvailabilities"].values():
             assert list(by_size) == [str(size) for size in range(1, queue.max_group + 1)]
@@ -142,7 +142,7 @@ def test_records_read_back_through_the_display_models() -> None:
         for slot in raw_state["dayQueueTimeslot"]:
             assert ISO_Z_SHAPE.match(slot["startTime"]) and ISO_Z_SHAPE.match(slot["endTime"])
         counter = Counter.model_validate(records.counter(queue))
-        assert counter.counterId == queue.queue_id
+        assert counter.counter_id == queue.queue_id
         assert SERVICE_SHAPE.match(records.counter(queue)["infos"]["nextRestart"])
         assert Queue.model_validate(records.queue(queue)).name.keys() == set(LOCALES)
         for endpoint in queue.endpoints:

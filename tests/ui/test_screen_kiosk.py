@@ -52,7 +52,7 @@ def hostile_reference() -> ReferenceData:
                 "q-pass": {"name": {"en_US": "[link='https://x']Desk[/]"}},
                 "q-civil": {"name": {"en_US": "\x1b[2JEvil\x1b[0m queue"}},
             },
-            "queueId",
+            "queue_id",
         )
     )
     endpoints = dict(base.endpoints)
@@ -60,11 +60,11 @@ def hostile_reference() -> ReferenceData:
         keyed(
             Endpoint,
             {"e9": {"name": {"en_US": "\x1b]8;;https://x\x07Desk 9\x1b]8;;\x07"}}},
-            "endpointId",
+            "endpoint_id",
         )
     )
     counters = keyed(
-        Counter, {"c-evil": {"name": {"en_US": "[b]Visitors[/b] \x9b2J"}}}, "counterId"
+        Counter, {"c-evil": {"name": {"en_US": "[b]Visitors[/b] \x9b2J"}}}, "counter_id"
     )
     return ReferenceData(place=place, queues=queues, endpoints=endpoints, counters=counters)
 
@@ -76,7 +76,7 @@ async def test_hostile_names_and_labels_are_drawn_literally_without_escape_seque
         app.apply_update(hostile_reference())
         app.apply_update(
             CountersSnapshot(
-                keyed(Counter, {"c-evil": {"infos": {"value": 3}}}, "counterId"),
+                keyed(Counter, {"c-evil": {"infos": {"value": 3}}}, "counter_id"),
             )
         )
         app.apply_update(

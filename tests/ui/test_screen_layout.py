@@ -175,7 +175,7 @@ def board_of_short_queues(count: int) -> Board:
     names = reference()
     ids = [f"q-{n:02d}" for n in range(count)]
     queues = keyed(
-        Queue, {qid: {"name": {"en_US": f"Service {qid[2:]}"}} for qid in ids}, "queueId"
+        Queue, {qid: {"name": {"en_US": f"Service {qid[2:]}"}} for qid in ids}, "queue_id"
     )
     board.apply(replace(names, queues=queues), at(-1))
     states = keyed(
@@ -194,7 +194,7 @@ def board_of_short_queues(count: int) -> Board:
             }
             for qid in ids
         },
-        "queueId",
+        "queue_id",
     )
     board.apply(QueueStatesSnapshot(states), at(-1))
     return board
@@ -224,7 +224,7 @@ async def test_queues_that_do_not_fit_are_shown_a_page_at_a_time() -> None:
         keyed(
             Queue,
             {f"q-extra{n}": {"name": {"en_US": f"Extra service {n}"}} for n in range(8)},
-            "queueId",
+            "queue_id",
         )
     )
     board.apply(replace(names, queues=queues), clock.now)

@@ -151,7 +151,7 @@ async def test_a_name_missing_in_the_shown_locale_falls_back_to_the_place_langua
                 "q-pass": {"name": {"en_US": "Passports", "fr_FR": "Passeports"}},
                 "q-social": {"name": {"en_US": "Social services"}},
             },
-            "queueId",
+            "queue_id",
         ),
     )
     app = board_app(["de_DE"], clock, board=board)

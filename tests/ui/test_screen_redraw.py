@@ -107,7 +107,7 @@ def board_with_pages(settings: Settings) -> Board:
     names = reference()
     queues = dict(names.queues)
     extra = {f"q-extra{n}": {"name": {"en_US": f"Extra service {n}"}} for n in range(8)}
-    queues.update(keyed(Queue, extra, "queueId"))
+    queues.update(keyed(Queue, extra, "queue_id"))
     board.apply(replace(names, queues=queues), at(-600))
     return board
 

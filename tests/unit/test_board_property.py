@@ -101,14 +101,14 @@ class Replay:
 
     def see(self, ticket: Ticket) -> None:
         if ticket.state in WAITING_STATES:
-            self.seen.pop(ticket.ticketId, None)
+            self.seen.pop(ticket.ticket_id, None)
         elif ticket.state == TicketState.CALLED:
-            recall = max(ticket.recalledCount, len(ticket.timeline.recalledAt))
-            if ticket.ticketId not in self.seen or recall > self.seen[ticket.ticketId]:
-                self.seen[ticket.ticketId] = recall
-                if ticket.ticketId in self.recent:
-                    self.recent.remove(ticket.ticketId)
-                self.recent.insert(0, ticket.ticketId)
+            recall = max(ticket.recalled_count, len(ticket.timeline.recalled_at))
+            if ticket.ticket_id not in self.seen or recall > self.seen[ticket.ticket_id]:
+                self.seen[ticket.ticket_id] = recall
+                if ticket.ticket_id in self.recent:
+                    self.recent.remove(ticket.ticket_id)
+                self.recent.insert(0, ticket.ticket_id)
 
     @staticmethod
     def shown(ticket: Ticket) -> bool:
@@ -120,10 +120,10 @@ class Replay:
         ]
         by_type: dict[str, tuple[int, int]] = {}
         for t in tickets:
-            if t.appointmentType.id:
-                count, people = by_type.get(t.appointmentType.id, (0, 0))
-                by_type[t.appointmentType.id] = (count + 1, people + t.groupSize)
-        return len(tickets), sum(t.groupSize for t in tickets), by_type
+            if t.appointment_type.id:
+                count, people = by_type.get(t.appointment_type.id, (0, 0))
+                by_type[t.appointment_type.id] = (count + 1, people + t.group_size)
+        return len(tickets), sum(t.group_size for t in tickets), by_type
 
 
 def run(step: tuple[str, Any], seconds: float, replay: Replay) -> Update:
@@ -132,10 +132,10 @@ def run(step: tuple[str, Any], seconds: float, replay: Replay) -> Update:
     if kind == "ticket":
         one = make_ticket(data, seconds)
         if replay.shown(one):
-            replay.current[one.ticketId] = one
+            replay.current[one.ticket_id] = one
             replay.see(one)
         else:
-            replay.current.pop(one.ticketId, None)
+            replay.current.pop(one.ticket_id, None)
         return TicketChanged(one)
     if kind == "remove":
         replay.current.pop(data, None)
@@ -143,7 +143,7 @@ def run(step: tuple[str, Any], seconds: float, replay: Replay) -> Update:
     if kind == "tickets":
         tickets = tuple(make_ticket(spec, seconds) for spec in data)
         replay.had_tickets = True
-        replay.current = {t.ticketId: t for t in tickets if replay.shown(t)}
+        replay.current = {t.ticket_id: t for t in tickets if replay.shown(t)}
         for t in replay.current.values():
             replay.see(t)
         return TicketsSnapshot(tickets)

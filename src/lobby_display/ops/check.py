@@ -305,7 +305,7 @@ class Checks:
                 for name in ("queues", "counters", "feeds"):
                     self.report.skip(name, "needs the place")
                 return
-            self.report.ok("place", f"{place.placeId}: {_place_words(place, self.settings)}")
+            self.report.ok("place", f"{place.place_id}: {_place_words(place, self.settings)}")
             queues = await self.check_queues(client)
             counters = await self.check_counters(client)
             await self.check_feeds(client, queues, counters)
