@@ -174,6 +174,8 @@ LayoutT = TypeVar("LayoutT", bound=Hashable)
 LineKey = tuple[RowT, int]
 #: Most rows a `LinePanel` keeps drawn (every page of a large board, and rows that changed).
 MAX_DRAWN_ROWS: Final = 512
+#: Rows kept drawn beyond twice those on screen (rows of other pages, rows that changed).
+_SPARE_DRAWN_ROWS: Final = 32
 
 
 class LinePanel(Panel, Generic[ContentT, RowT, LayoutT]):
@@ -252,6 +254,13 @@ class LinePanel(Panel, Generic[ContentT, RowT, LayoutT]):
     ) -> None:
         old, new = self._line_keys, tuple(lines)
         self._line_keys = new
+        if len(self._drawn) > 2 * len(new) + _SPARE_DRAWN_ROWS:
+            # Keep the rows on screen: a busy day would otherwise fill the store with rows
+            # that changed long ago.
+            shown = {row for row, _ in new}
+            # (An LRUCache is not iterable: its keys are.)
+            for row in set(self._drawn.keys()) - shown:
+                self._drawn.discard(row)
         width = self.size.width
         if layout != self._row_layout or not width:
             self._row_layout = layout

@@ -279,6 +279,8 @@ class QueueBoard(LinePanel[QueueBoardText, _Line, _Drawing]):
         # show it.
         self._row_strips: LRUCache[QueueRow | None, list[Strip]] = LRUCache(MAX_DRAWN_ROWS)
         self._row_strips_with: Hashable = None
+        self._lines = 0
+        """Lines of the page shown."""
 
     def show(self, queues: Sequence[QueueView], health: HealthView, shown: Shown) -> None:
         """Show the rows of `queues`, marked with their part's health."""
@@ -398,6 +400,7 @@ class QueueBoard(LinePanel[QueueBoardText, _Line, _Drawing]):
             (_Line(tuple(lines[y] if y < len(lines) else None for lines in groups)), 0)
             for y in range(height)
         ]
+        self._lines = len(keys)
         return keys, _Drawing(layout, arranged.group_width, arranged.side_by_side)
 
     def draw_row(self, row: _Line, layout: _Drawing) -> list[Strip]:
@@ -427,7 +430,8 @@ class QueueBoard(LinePanel[QueueBoardText, _Line, _Drawing]):
             self.visual_style.rich_style,
             self.app.theme,
         )
-        if drawn_with != self._row_strips_with:
+        # Beyond four rows a line, most were drawn for rows that changed long ago.
+        if drawn_with != self._row_strips_with or len(self._row_strips) > 4 * self._lines:
             self._row_strips.clear()
             self._row_strips_with = drawn_with
         strips = self._row_strips.get(row)
