@@ -255,7 +255,7 @@ def test_replay_command_refuses_a_file_that_is_not_a_recording(
     assert "notes.txt" in error
 
 
-async def test_a_flight_recorder_file_replays_alone_to_the_live_board(
+async def test_a_flight_recorder_file_alone_and_its_folder_replay_to_the_live_board(
     place: SimulatorServer, tmp_path: Path
 ) -> None:
     config = place.write_config(tmp_path / "live", locales=list(LOCALES))
@@ -284,23 +284,29 @@ async def test_a_flight_recorder_file_replays_alone_to_the_live_board(
     }
     assert checkpoints == set(Feed), "a flight file starts with every live feed's records"
 
+    # Recent calls made before the last file began are not in it: the rest must agree. The
+    # whole folder (every file, checkpoints between them) holds the whole day.
+    alone = ("tickets", "queues", "counters")
+    await replay_to(recording, tmp_path / "alone", facts, alone)
+    await replay_to(read_recording(state / "flight"), tmp_path / "all", facts, tuple(facts))
+
+
+async def replay_to(
+    recording: Recording, folder: Path, facts: dict[str, Any], parts: tuple[str, ...]
+) -> None:
+    """Replay `recording` to a display until its board's `parts` are `facts`'."""
     with ReplayServer(recording, speed=600.0, heartbeat=0.3) as replay:
-        config = replay.write_config(tmp_path / "replay")
-        replayed = Display(settings_of(config))
+        replayed = Display(settings_of(replay.write_config(folder)))
+
+        def shown() -> dict[str, Any]:
+            return {part: board_facts(replayed.board)[part] for part in parts}
+
         async with replayed.running():
-            # Recent calls made before the file began are not in it: the rest must agree.
-            parts = ("tickets", "queues", "counters")
             await until(
-                lambda: (
-                    replay.status()["ended"]
-                    and all(board_facts(replayed.board)[part] == facts[part] for part in parts)
-                ),
+                lambda: replay.status()["ended"] and shown() == {p: facts[p] for p in parts},
                 60,
-                "the board replayed from one flight file equal to the live one",
-                explain=lambda: _difference(
-                    {part: board_facts(replayed.board)[part] for part in parts},
-                    {part: facts[part] for part in parts},
-                ),
+                f"the board replayed from {folder.name} equal to the live one",
+                explain=lambda: _difference(shown(), {p: facts[p] for p in parts}),
             )
 
 
