@@ -454,6 +454,7 @@ class FlightRecorder(Recorder):
         self._queued_on_disk = 0
         """Bytes of lines written into the thread's file (the loop's `_queued` for it)."""
         self._warned = False
+        self._closed = False
 
     def follow(self, feed: Feed, records: Callable[[], Any]) -> None:
         self._followed[feed] = records
@@ -461,6 +462,8 @@ class FlightRecorder(Recorder):
     # --- the loop's side -------------------------------------------------------------------------
 
     def write(self, line: Message | Answer) -> None:
+        if self._closed:
+            return  # a last message while the kiosk stops
         try:
             data = dump_line(line)
             if isinstance(line, Answer) and not line.path.startswith(_TICKET_ROUTES):
@@ -520,7 +523,8 @@ class FlightRecorder(Recorder):
             self._jobs.join()
 
     def close(self) -> None:
-        """Finish the current file and stop the thread."""
+        """Finish the current file and stop the thread; nothing is recorded after."""
+        self._closed = True
         if self._thread is not None:
             self._jobs.put(None)
             self._thread.join(10)
