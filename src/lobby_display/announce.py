@@ -25,13 +25,12 @@ from lobby_display.sound.chime import scaled_copy, wav_seconds, write_chime
 from lobby_display.sound.player import PlaybackError, Player, PlayerChain, Which, find_players
 from lobby_display.sound.process import ToolError
 from lobby_display.sound.speech import Espeak, SoundCache, Synthesizer, compose, pick_voices
-from lobby_display.updates import Call
+from lobby_display.updates import Call, Clock
 
 log = logging.getLogger(__name__)
 
 #: What `on_playing` may be: a plain function or a coroutine function.
 OnPlaying = Callable[[Call], Awaitable[None] | None]
-Clock = Callable[[], datetime]
 
 #: Entries kept at most, counting those that lost their sound to `max_queue`: a bound on memory
 #: even under a flood of calls (silent entries are handed over at once when their turn comes).

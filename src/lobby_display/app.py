@@ -40,7 +40,7 @@ from lobby_display.graphics.terminal import Graphics, TerminalAnswers, choose
 from lobby_display.i18n import LocaleRotation, LocaleText
 from lobby_display.models import LOCALES
 from lobby_display.redaction import redact
-from lobby_display.updates import Call, FeedHealth, ReferenceData, Update
+from lobby_display.updates import Call, Clock, FeedHealth, ReferenceData, Update, utc_now
 from lobby_display.views import PART_FEED, Part
 from lobby_display.widgets.big_label import for_screenshot
 from lobby_display.widgets.connecting import ConnectingNotice
@@ -131,11 +131,6 @@ THEMES: Final[Mapping[str, Theme]] = {
         text_alpha=1.0,
     ),
 }
-
-
-def utc_now() -> datetime:
-    """The current moment, timezone-aware (the app's default clock)."""
-    return datetime.now(UTC)
 
 
 def machine_timezone() -> tzinfo:
@@ -284,7 +279,7 @@ class LobbyApp(App[None], inherit_bindings=False):
         source: Source | None = None,
         *,
         hooks: AppHooks | None = None,
-        clock: Callable[[], datetime] = utc_now,
+        clock: Clock = utc_now,
         board: Board | None = None,
         banner: str = "",
         restart_delays: tuple[float, float] = (FIRST_DELAY, MAX_DELAY),

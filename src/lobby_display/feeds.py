@@ -14,7 +14,7 @@ import logging
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any, Final, Protocol
 
 import httpx
@@ -46,6 +46,7 @@ from lobby_display.service_errors import (
 )
 from lobby_display.sse import EventTooLarge, SSEError, check_event_stream, read_events
 from lobby_display.updates import (
+    Clock,
     Feed,
     FeedHealth,
     FeedStatus,
@@ -54,6 +55,7 @@ from lobby_display.updates import (
     TicketChanged,
     TicketsSnapshot,
     Update,
+    utc_now,
 )
 
 log = logging.getLogger(__name__)
@@ -62,12 +64,6 @@ log = logging.getLogger(__name__)
 MAX_ERROR_LENGTH: Final = 400
 
 Emit = Callable[[Update], None]
-Clock = Callable[[], datetime]
-
-
-def utc_now() -> datetime:
-    """The default clock: now, in UTC."""
-    return datetime.now(UTC)
 
 
 @dataclass(frozen=True, slots=True)

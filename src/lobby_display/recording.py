@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from lobby_display import __version__
 from lobby_display.redaction import may_hold_secret, redact
-from lobby_display.updates import Feed
+from lobby_display.updates import Clock, Feed, utc_now
 
 if TYPE_CHECKING:
     from lobby_display.config import Settings
@@ -53,14 +53,6 @@ _TICKET_ROUTES: Final = "/queues/tickets/"
 #: Seconds between flushes of a recording to disk (a line older than that survives a crash).
 FLUSH_EVERY: Final = 1.0
 _FLUSH_DELTA: Final = timedelta(seconds=FLUSH_EVERY)
-
-Clock = Callable[[], datetime]
-
-
-def utc_now() -> datetime:
-    """The default clock: now, in UTC."""
-    return datetime.now(UTC)
-
 
 # --- the lines --------------------------------------------------------------------------------
 
