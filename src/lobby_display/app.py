@@ -400,11 +400,6 @@ class LobbyApp(App[None], inherit_bindings=False):
         """The locale on screen now."""
         return self._locale
 
-    @property
-    def has_data(self) -> bool:
-        """False until the first data arrives (the screen says "Connecting to the service…")."""
-        return self._has_data
-
     # --- updates ---------------------------------------------------------------------------------
 
     def apply_update(self, update: Update) -> None:
