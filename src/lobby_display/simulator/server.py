@@ -22,6 +22,7 @@ from lobby_display.simulator.auth import DEFAULT_GRACE_SECONDS, ApiKeys, Service
 from lobby_display.simulator.background import BackgroundLoop
 from lobby_display.simulator.dialect import Dialect
 from lobby_display.simulator.faults import (
+    HUGE_EVENT_BYTES,
     FailTarget,
     FaultState,
     huge_payload,
@@ -370,7 +371,7 @@ class Simulator:
         """Send an event of a kind nobody knows (its own `event:` name, an odd envelope)."""
         return self.hub.publish_raw(Feed(feed), unknown_payload(), event="parkingMeter")
 
-    def send_huge(self, feed: Feed | str = Feed.TICKETS, size: int = 2 * 1024 * 1024) -> int:
+    def send_huge(self, feed: Feed | str = Feed.TICKETS, size: int = HUGE_EVENT_BYTES) -> int:
         """Send a valid update padded to about `size` bytes (2 MB by default)."""
         feed = Feed(feed)
         place = self.place
@@ -489,7 +490,7 @@ class Simulator:
                 return {"eventId": self.send_malformed(one)}
             if name == "unknown":
                 return {"eventId": self.send_unknown(one)}
-            size = int(_number(params, "size", 2 * 1024 * 1024) or 0)
+            size = int(_number(params, "size", HUGE_EVENT_BYTES) or 0)
             return {"eventId": self.send_huge(one, size)}
         if name == "fail":
             count = int(_number(params, "count", 1) or 0)
@@ -857,7 +858,7 @@ class SimulatorServer(BackgroundLoop):
         """Send an event of an unknown kind."""
         return self.call(lambda sim: sim.send_unknown(feed))
 
-    def send_huge(self, feed: Feed | str = Feed.TICKETS, size: int = 2 * 1024 * 1024) -> int:
+    def send_huge(self, feed: Feed | str = Feed.TICKETS, size: int = HUGE_EVENT_BYTES) -> int:
         """Send a valid event padded to about `size` bytes."""
         return self.call(lambda sim: sim.send_huge(feed, size))
 
