@@ -55,7 +55,7 @@ catalogs: $(STAMP)
 # PNG screenshots for the README from the real kiosk chain (sway headless, foot, grim) into
 # docs/screenshots/; as root, with sway, foot, grim, tesseract-ocr and the fonts (.ci/run's).
 screenshots: $(STAMP)
-	$(BIN)/python tools/screenshots.py
+	$(BIN)/python -m tools.screenshots
 
 # Re-resolve requirements.lock: the newest versions pyproject.toml allows for the program and
 # the dev extra (the tests and the checks), in a fresh venv, with network. Then `make test` and

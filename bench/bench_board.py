@@ -59,7 +59,7 @@ def _board(size: int, with_queue_state: bool) -> tuple[Board, list[Ticket]]:
     board = Board(BoardSettings(recent_calls=6), started_at=T0)
     if with_queue_state:
         board.apply(
-            QueueStatesSnapshot({f"q{n}": QueueState(queueId=f"q{n}") for n in range(4)}), T0
+            QueueStatesSnapshot({f"q{n}": QueueState(queue_id=f"q{n}") for n in range(4)}), T0
         )
     board.apply(TicketsSnapshot(tuple(tickets)), T0)
     return board, tickets
@@ -105,7 +105,7 @@ def call_cost(size: int) -> float:
                 update={
                     "state": TicketState.CALLED,
                     "recalledCount": recall,
-                    "timeline": Timeline(calledAt=now),
+                    "timeline": Timeline(called_at=now),
                 }
             )
         )

@@ -145,12 +145,13 @@ def measure_box(name: str, runs: int) -> BoxCost:
     masks = {label: _fresh_raster(label, width, height) for label in LABELS}  # fonts loaded
     # The same labels in a card one cell wider, at the same size (where a label goes when the
     # calls move on: the calls shown together share one size).
-    wider = {
-        label: raster.rasterise(
+    wider: dict[str, Image.Image] = {}
+    for label in LABELS:
+        mask = raster.rasterise(
             label, width + cell_width, height, "", raster.fitted_size(label, width, height)
         )
-        for label in LABELS
-    }
+        assert mask is not None, label
+        wider[label] = mask
     pictures = {label: coloured(mask) for label, mask in masks.items()}
 
     def clear() -> None:

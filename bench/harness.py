@@ -414,10 +414,12 @@ def display_config(
     """A config for the display of `sim`, in English, logging to a file in `folder`; its state
     directory is `folder/state` unless `state` names another (a display run before)."""
     folder.mkdir(parents=True, exist_ok=True)
-    sections: dict[str, dict[str, Any]] = {"log": {"file": str(folder / "display.log")}}
-    if state is not None:
-        sections["state"] = {"directory": str(state)}
-    return sim.write_config(folder, locales=["en_US"], display=display, **sections)
+    log = {"file": str(folder / "display.log")}
+    if state is None:
+        return sim.write_config(folder, locales=["en_US"], display=display, log=log)
+    return sim.write_config(
+        folder, locales=["en_US"], display=display, log=log, state={"directory": str(state)}
+    )
 
 
 @dataclass

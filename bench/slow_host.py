@@ -113,6 +113,8 @@ class SlowHost:
     calibration_ms: float
     cores: int = 2
     """The played host's cores (issue 16's host has two, like this one)."""
+    label: str = ""
+    """What the played host is, for the document ("": a host of `calibration_ms`)."""
     quota_us: int = 0
     period_us: int = 0
     measured_ms: float = 0.0
@@ -172,9 +174,9 @@ class SlowHost:
             if self.threads_spread
             else f"{100 * self.share:.0f} % of a core for all their threads"
         )
+        played = self.label or f"a host of {self.calibration_ms:.0f} ms"
         return (
-            f"this host ({self.this_host_ms:.1f} ms) playing a host of "
-            f"{self.calibration_ms:.0f} ms:"
+            f"this host ({self.this_host_ms:.1f} ms) playing {played}:"
             f" the programs under test get {cores} (CPU quota "
             f"{self.quota_us / 1000:.2f} ms every {self.period_us / 1000:.0f} ms), under which the "
             f"calibration read {self.measured_ms:.1f} ms"

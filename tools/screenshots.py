@@ -1,12 +1,12 @@
 """Screenshots for the README, from the real kiosk chain: what the TV shows.
 
-`make screenshots` runs this (as root, with sway, foot, grim and tesseract installed, as
-.ci/run installs them): for each picture, the embedded simulator (its operators held, so only
-the calls made here happen), then sway on wlroots' headless backend with foot full screen
-(systemd/foot.ini; pixelsize 60 at 3840x2160; the Noto CJK face of the locale) running
-`lobby-display run` against it, and grim (tests/helpers/kiosk_chain.py, shared with the chain's
-tests). A few tickets are called at the start; once their highlight has ended, the next waiting
-tickets are called at their queues' desks and the picture is taken while the call is
+`make screenshots` runs this (`python -m tools.screenshots` from the project's root; as root, with
+sway, foot, grim and tesseract installed, as .ci/run installs them): for each picture, the embedded
+simulator (its operators held, so only the calls made here happen), then sway on wlroots' headless
+backend with foot full screen (systemd/foot.ini; pixelsize 60 at 3840x2160; the Noto CJK face of
+the locale) running `lobby-display run` against it, and grim (tests/helpers/kiosk_chain.py, shared
+with the chain's tests). A few tickets are called at the start; once their highlight has ended, the
+next waiting tickets are called at their queues' desks and the picture is taken while the call is
 highlighted, after OCR has read the label(s) from afar.
 """
 
@@ -18,11 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
+from lobby_display.simulator import SimulatorServer
+from tests.helpers.kiosk_chain import Scene, missing_tools, runtime, shared_directory
 
-from helpers.kiosk_chain import Scene, missing_tools, runtime, shared_directory  # noqa: E402
-from lobby_display.simulator import SimulatorServer  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 OUTPUT = ROOT / "docs" / "screenshots"
 

@@ -1,17 +1,8 @@
 """Calls announced aloud, one after the other: a chime, then a sentence in each voice locale.
 
-The board hands on each new call and recall (`updates.Call`); the app passes them to
-`Announcer.submit`. A single worker plays them in order, so announcements never overlap and a
-burst of calls is heard in the order it was made. A recall of a ticket still waiting its turn is
-merged into that turn; a call already announced or waiting is not announced twice.
-
-`on_playing(call)` is called for every accepted call, in the order they were submitted, when its
-announcement starts; when nothing is played for it (sound off, silent mode, quiet hours, no
-working player, the queue was full) it is called at the moment the sound would have started.
-The screen can therefore highlight on `on_playing` alone and stay in step with the sound.
-
-A missing tool or a failing player never stops the screen: it is logged once and that part of
-the sound stays off until the announcer is built again (a restart or a reload of the settings).
+`Announcer.submit(call)` queues a call (`updates.Call`) for one worker that plays them in order;
+`on_playing(call)` fires when its sound starts (or would have), so the screen's highlight keeps
+in step. Why it is so: docs/architecture.md (the kiosk and the process).
 """
 
 from __future__ import annotations
@@ -34,13 +25,12 @@ from lobby_display.sound.chime import scaled_copy, wav_seconds, write_chime
 from lobby_display.sound.player import PlaybackError, Player, PlayerChain, Which, find_players
 from lobby_display.sound.process import ToolError
 from lobby_display.sound.speech import Espeak, SoundCache, Synthesizer, compose, pick_voices
-from lobby_display.updates import Call
+from lobby_display.updates import Call, Clock
 
 log = logging.getLogger(__name__)
 
 #: What `on_playing` may be: a plain function or a coroutine function.
 OnPlaying = Callable[[Call], Awaitable[None] | None]
-Clock = Callable[[], datetime]
 
 #: Entries kept at most, counting those that lost their sound to `max_queue`: a bound on memory
 #: even under a flood of calls (silent entries are handed over at once when their turn comes).

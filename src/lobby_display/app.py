@@ -1,14 +1,8 @@
 """The Textual application: the kiosk screen that shows the board, fed by a source of updates.
 
-This module knows no HTTP. `LobbyApp` takes a *source*: an async function that runs forever and
-calls `emit(update)` for each update (in production the feeds, wired in `kiosk.py`; in tests a
-fake, or no source and a board filled beforehand). It applies every update to the board (the
-pure view model) and redraws only the parts of the screen whose data changed; a one-second tick
-keeps the clock, the locale rotation and the freshness of every part true with time alone.
-
-The kiosk never dies: the source runs as a worker that does not take the app down with it, and
-is started again after a growing delay when it fails or ends. No key does anything but the
-configured quit chord, the mouse is off, and every string from the network is drawn literally.
+`LobbyApp` takes a source (an async function calling `emit(update)`: the feeds, from
+`source.py`), applies each update to the board and redraws only what changed; a one-second tick
+keeps the clock, the locale rotation and the freshness true. It knows no HTTP and no process.
 """
 
 from __future__ import annotations
@@ -36,7 +30,7 @@ from textual.containers import Horizontal, Vertical
 from textual.theme import Theme
 from textual.timer import Timer
 
-from lobby_display import messages, terminal_loss
+from lobby_display import strings
 from lobby_display.backoff import FIRST_DELAY, MAX_DELAY, Backoff
 from lobby_display.board import Board, BoardSettings, Changes
 from lobby_display.config import DisplaySettings, Settings
@@ -46,8 +40,7 @@ from lobby_display.graphics.terminal import Graphics, TerminalAnswers, choose
 from lobby_display.i18n import LocaleRotation, LocaleText
 from lobby_display.models import LOCALES
 from lobby_display.redaction import redact
-from lobby_display.service import install_signal_handlers, reload_config
-from lobby_display.updates import Call, FeedHealth, ReferenceData, Update
+from lobby_display.updates import Call, Clock, FeedHealth, ReferenceData, Update, utc_now
 from lobby_display.views import PART_FEED, Part
 from lobby_display.widgets.big_label import for_screenshot
 from lobby_display.widgets.connecting import ConnectingNotice
@@ -140,11 +133,6 @@ THEMES: Final[Mapping[str, Theme]] = {
 }
 
 
-def utc_now() -> datetime:
-    """The current moment, timezone-aware (the app's default clock)."""
-    return datetime.now(UTC)
-
-
 def machine_timezone() -> tzinfo:
     """The machine's time zone: `$TZ`, else `/etc/timezone`, else `/etc/localtime`'s link."""
     names = [os.environ.get("TZ", "").lstrip(":")]
@@ -183,6 +171,11 @@ class AppHooks:
     and never reaches the screen.
     """
 
+    started: Callable[[LobbyApp], object] | None = None
+    """Once, when the screen is mounted, before its first frame (the kiosk takes the process's
+    signals: `exit()` and `reload_settings()` are what it calls back)."""
+    stopped: Callable[[LobbyApp], object] | None = None
+    """Once, when the screen is unmounted (the kiosk gives the signals back)."""
     ready: Callable[[], object] | None = None
     """Once, when the first screen is drawn (systemd `READY=1`: before any network data)."""
     tick: Callable[[LobbyApp], object] | None = None
@@ -191,8 +184,6 @@ class AppHooks:
     """New calls and recalls to announce, in the order they happened."""
     health: Callable[[Board, datetime], object] | None = None
     """A feed's health changed (systemd `STATUS=`)."""
-    reloaded: Callable[[Settings], object] | None = None
-    """New settings were applied (after SIGHUP): for the parts outside the screen (sound)."""
 
 
 @dataclass(slots=True)
@@ -288,7 +279,7 @@ class LobbyApp(App[None], inherit_bindings=False):
         source: Source | None = None,
         *,
         hooks: AppHooks | None = None,
-        clock: Callable[[], datetime] = utc_now,
+        clock: Clock = utc_now,
         board: Board | None = None,
         banner: str = "",
         restart_delays: tuple[float, float] = (FIRST_DELAY, MAX_DELAY),
@@ -326,7 +317,6 @@ class LobbyApp(App[None], inherit_bindings=False):
         self._queues_timer: Timer | None = None
         self._queues_drawn_at = -math.inf
         self._thread_id = threading.get_ident()
-        self._undo_signals: Callable[[], None] | None = None
         self._ready_sent = False
         self._mounted = False
         self._settled = False
@@ -362,7 +352,7 @@ class LobbyApp(App[None], inherit_bindings=False):
 
     def on_mount(self) -> None:
         self._mounted = True
-        self._install_signal_handlers()
+        self._call_hook("started", self)
         self._mark_console()
         self._dirty.everything()
         if self._has_data:
@@ -375,9 +365,7 @@ class LobbyApp(App[None], inherit_bindings=False):
 
     def on_unmount(self) -> None:
         self._mounted = False
-        if self._undo_signals is not None:
-            self._undo_signals()
-            self._undo_signals = None
+        self._call_hook("stopped", self)
 
     def run(
         self,
@@ -411,11 +399,6 @@ class LobbyApp(App[None], inherit_bindings=False):
     def shown_locale(self) -> str:
         """The locale on screen now."""
         return self._locale
-
-    @property
-    def has_data(self) -> bool:
-        """False until the first data arrives (the screen says "Connecting to the service…")."""
-        return self._has_data
 
     # --- updates ---------------------------------------------------------------------------------
 
@@ -617,7 +600,7 @@ class LobbyApp(App[None], inherit_bindings=False):
         def status() -> None:
             banner = self.banner
             if banner == DEMO_BANNER:
-                banner = f"{shown.text.text(messages.DEMO)} · {shown.text.text(messages.DEMO_QUIT)}"
+                banner = f"{shown.text.text(strings.DEMO)} · {shown.text.text(strings.DEMO_QUIT)}"
             self.status_line.show(parts, shown, banner)
 
         for wanted, draw in (
@@ -716,7 +699,7 @@ class LobbyApp(App[None], inherit_bindings=False):
         self.screen.set_class(self.settings.display.theme == "console", "-console")
 
     def reload_settings(self, settings: Settings) -> None:
-        """Apply new settings (SIGHUP) without losing the board.
+        """Apply new settings (the kiosk's reload, on SIGHUP) without losing the board.
 
         Everything of `[display]` takes effect at once. Which queues and counters the board holds
         (`[place]`) is fixed for the board's life: changing them needs a restart.
@@ -736,37 +719,8 @@ class LobbyApp(App[None], inherit_bindings=False):
         self._dirty.everything()
         if self._mounted:
             self.tick()
-        self._call_hook("reloaded", settings)
-
-    def reload_from_file(self) -> None:
-        """Read the configuration file again and apply it; a bad file keeps the running settings."""
-        settings, problem = reload_config(None, self.settings)
-        if problem is None:
-            self.reload_settings(settings)
 
     # --- the rest of the program ------------------------------------------------------------------
-
-    def _install_signal_handlers(self) -> None:
-        try:
-            loop = asyncio.get_running_loop()
-            undo_loop = install_signal_handlers(loop, self.exit, self.reload_from_file)
-            # On a terminal, exits that do not wait on this loop (a lost terminal, a SIGTERM
-            # while it is stuck writing); a headless screen has no terminal to get stuck on.
-            undo_guard = (
-                None
-                if self.is_headless
-                else terminal_loss.guard(self.exit, call_soon=loop.call_soon_threadsafe)
-            )
-
-            def undo() -> None:
-                if undo_guard is not None:
-                    undo_guard()
-                undo_loop()
-
-            self._undo_signals = undo
-        except (NotImplementedError, RuntimeError, ValueError) as error:
-            # Not the main thread, or no signals on this platform: the screen still runs.
-            log.warning("signal handlers not installed: %s", error)
 
     # Textual prints an unexpected error's traceback, with local variables, to standard error
     # on the way out: under the console unit that is the TV. The details go to the log; the

@@ -1,16 +1,8 @@
 """Credentials: the service-account file, the developer token (RS256) and the cached API key.
 
-The display authenticates as booking-service-v2.md describes: it signs a short-lived developer
-token with the service account's private key, trades it for an API key at `GET /v1/api_key`, and
-passes that key as the query parameter `key` on every route. The key is cached in the state
-directory so a restart does not ask for a new one, renewed about once a day, and renewed at once
-when the service refuses it (a 401 or 403 on any route).
-
-`ApiKeyAuth` is the one way the key reaches the service: an `httpx.Auth` that the REST client and
-the feeds pass with every request. It adds the key as `key`, and when the service refuses it
-(401 or 403) renews it once (one renewal shared by every request refused meanwhile) and retries
-once. The errors it raises are those of `lobby_display.service_errors` (re-exported here).
-No message, log line or repr produced here contains a private key, a token or an API key.
+`ServiceApiKeys` obtains, caches and renews the API key; `ApiKeyAuth` puts it on every request
+of the client and the feeds and renews it once when refused. How a key is renewed:
+docs/architecture.md. Nothing here logs or prints a private key, a token or an API key.
 """
 
 from __future__ import annotations
@@ -34,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 import httpx
 
 from lobby_display import signing
+from lobby_display.activity import ACTIVITY
 from lobby_display.children import child_environment
 from lobby_display.config import Settings
 from lobby_display.files import (
@@ -578,6 +571,8 @@ class ServiceApiKeys:
                 route=route,
             )
         register_secret(key)
+        if self._current is not None:
+            ACTIVITY.key_renewals += 1
         self._current = _CachedKey(
             key=key, obtained_at=self._clock(), jitter=self._rng.uniform(0, KEY_RENEWAL_JITTER)
         )

@@ -1,13 +1,8 @@
 """The one reconnect policy: how long every retry loop waits before trying again.
 
-As in the field (LaunchDarkly's streaming clients, see FIELD-NOTES): the first delay is 1 s,
-each failure doubles it up to 30 s, a random part of up to half the delay is added (screens
-that lost the service together do not come back together), and once a connection (or a run)
-has lasted 60 s the next failure starts again from the first delay. Nothing gives up.
-
-Used by the feeds' reconnections, their loads of the reference data, the app's restart of its
-source and the kiosk's retry of unreadable credentials. It only computes delays: the caller
-sleeps, so the policy is tested with a seeded random and a clock of its own, without waiting.
+`Backoff.next_delay()` only computes the delay (doubling, capped, jittered, reset after a healthy
+minute); the caller sleeps. Used by the feeds, the app's restart of its source and the kiosk's
+retries; the policy and its reasons: docs/architecture.md (reconnecting).
 """
 
 from __future__ import annotations

@@ -1,39 +1,8 @@
 """The board: the queue screen's view model, built from the feeds' updates (pure, no I/O).
 
-`Board.apply(update, now)` takes one update of `updates.py` and returns `Changes`, naming what
-the screen must redraw. The read-only views of `views.py` (`queues()`, `counters()`,
-`now_calling(now)`, `recent_calls()`, `parts(now)`, `snapshot(now)`) are what the widgets draw.
-Every rule about what the screen means lives here:
-
-Calls
-    A ticket is *called* when it is seen in state 200 with a call number it has not had: the call
-    number is 0 for the first call and grows with each recall (the larger of `recalledCount` and
-    the length of `timeline.recalledAt`). The board remembers, per ticket, the highest call
-    number seen, so the snapshot after a reconnect announces nothing twice; the memory holds at
-    most `seen_calls_limit` tickets (least recently seen evicted first). A ticket seen back in a
-    waiting state (0, 50, 100) is forgotten, so calling it again is a new call.
-    A call is *announced* (and highlighted) unless it happened more than `call_max_age_seconds`
-    before it was seen (by `calledAt` or the last `recalledAt`); a call in the very first tickets
-    snapshot after start whose moment is unknown is not announced either. Every call is listed.
-Recent calls
-    The last `recent_calls` distinct tickets called, newest call first (by call moment), kept
-    after the tickets are done or canceled; a recall moves its ticket back to the top.
-Now calling
-    The calls still highlighted (`highlight_seconds` from when the board saw them, on the box's
-    clock, so a late event still gets its full highlight), newest first; when none is, the
-    latest call, steady.
-Queue rows
-    Status from the queue state's flags (see `queue_status` for the precedence); waiting tickets
-    and people from `queueLength` (or, while a queue has no state, counted from the current
-    tickets); first availability per appointment type for the configured group size, else the
-    nearest smaller group size the service gives.
-Freshness
-    Per feed: LIVE; RECONNECTING while down for less than `stale_after_seconds`; STALE from
-    then on (and always for data restored from disk); WITHDRAWN from `withdraw_after_seconds`.
-    "Down since" is when the feed left LIVE, or the board's start for a feed never live.
-
-Applying a ticket event costs O(1) in the number of current tickets: tickets are kept by id and
-the per-queue counts are kept incrementally.
+`Board.apply(update, now)` takes an update of `updates.py` and returns `Changes`, naming what to
+redraw; its read-only views (`views.py`) are what the widgets draw. Every rule about what the
+screen means lives here: docs/architecture.md says where and how.
 """
 
 from __future__ import annotations
@@ -44,9 +13,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from functools import lru_cache
 from types import MappingProxyType
-from typing import Any, Final
-
-from pydantic import ValidationError
+from typing import Final
 
 from lobby_display.config import DisplaySettings, Settings
 from lobby_display.models import (
@@ -60,8 +27,6 @@ from lobby_display.models import (
     Ticket,
     TicketState,
     clean_text,
-    keyed,
-    parse_datetime,
     pick_name,
 )
 from lobby_display.updates import (
@@ -82,7 +47,6 @@ from lobby_display.updates import (
 from lobby_display.views import (
     PART_FEED,
     AppointmentTypeView,
-    BoardView,
     CallView,
     CounterView,
     Freshness,
@@ -95,18 +59,18 @@ from lobby_display.views import (
 )
 
 __all__ = [
-    "STATE_VERSION",
     "Board",
+    "BoardMemory",
     "BoardSettings",
     "Changes",
+    "RememberedCall",
+    "WaitingCount",
     "first_availability",
     "queue_status",
 ]
 
 #: Most calls the "now calling" area shows at once (simultaneous calls share its space).
 NOW_CALLING_MAX: Final = 6
-#: Version of the `to_state` format; `from_state` refuses any other.
-STATE_VERSION: Final = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,19 +167,61 @@ class BoardSizes:
     counters: int
 
 
+@dataclass(frozen=True, slots=True)
+class WaitingCount:
+    """Waiting tickets and people of one queue as counted from its tickets."""
+
+    tickets: int
+    people: int
+    by_type: Mapping[str, tuple[int, int]]
+    """Appointment type id -> (tickets, people)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RememberedCall:
+    """A listed call, as kept across a restart."""
+
+    call: Call
+    seen_at: datetime
+    ticket_counter_names: Mapping[str, str]
+    """The endpoint's name as the ticket gave it (completed by reference data when restored)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BoardMemory:
+    """What a board keeps across a restart (`Board.memory`, `Board.from_memory`); the state
+    module writes it to disk and reads it back."""
+
+    data_as_of: Mapping[Feed, datetime]
+    """When each feed's part was last current."""
+    reference: ReferenceData
+    queue_states: Mapping[str, QueueState]
+    counters: Mapping[str, Counter]
+    ticket_queue_names: Mapping[str, Mapping[str, str]]
+    """Queue id -> names by locale, as tickets gave them."""
+    ticket_type_names: Mapping[str, Mapping[str, Mapping[str, str]]]
+    """Queue id -> appointment type id -> names by locale, as tickets gave them."""
+    waiting_from_tickets: Mapping[str, WaitingCount] | None
+    """Counts made from the tickets, by queue id; None before any tickets snapshot."""
+    seen_calls: Mapping[str, int]
+    """Ticket id -> highest call number seen, for the tickets still called."""
+    recent_calls: tuple[RememberedCall, ...]
+    """Newest first."""
+
+
 # --- pure rules ------------------------------------------------------------------------------
 
 
 def queue_status(state: QueueState | None, reference: Queue | None = None) -> QueueStatus:
     """The status a queue row shows; the first rule that holds wins.
 
-    1. CLOSED when `queueIsOpened` is false: nobody serves, so nothing else matters to the
+    1. CLOSED when `queue_is_opened` is false: nobody serves, so nothing else matters to the
        people waiting (a pause flag left on a closed queue must not promise a quick resume).
     2. PAUSED when `pause` is true (the queue record's `state.pause` when the state is silent).
-    3. BOOKING_CLOSED when `bookingIsOpened` is false: the operators' decision explains any
+    3. BOOKING_CLOSED when `booking_is_opened` is false: the operators' decision explains any
        fullness that comes with it.
-    4. FULL when `queueIsFull`, or when full for FIFO and for appointments alike.
-    5. FULL_TODAY when `queueIsFullForTheDay` (later days may have room).
+    4. FULL when `queue_is_full`, or when full for FIFO and for appointments alike.
+    5. FULL_TODAY when `queue_is_full_for_the_day` (later days may have room).
     6. FULL_FOR_FIFO, then 7. FULL_FOR_APPOINTMENTS (beta flags: one kind of ticket remains).
     8. OPEN otherwise. A flag the service leaves out counts as not set. Without any state and
        without a pause in the queue record: UNKNOWN.
@@ -224,19 +230,21 @@ def queue_status(state: QueueState | None, reference: Queue | None = None) -> Qu
     if state is None:
         return QueueStatus.PAUSED if reference_pause else QueueStatus.UNKNOWN
     pause = state.pause if state.pause is not None else reference_pause
-    if state.queueIsOpened is False:
+    if state.queue_is_opened is False:
         return QueueStatus.CLOSED
     if pause:
         return QueueStatus.PAUSED
-    if state.bookingIsOpened is False:
+    if state.booking_is_opened is False:
         return QueueStatus.BOOKING_CLOSED
-    if state.queueIsFull or (state.queueIsFullForFifo and state.queueIsFullForAppointment):
+    if state.queue_is_full or (
+        state.queue_is_full_for_fifo and state.queue_is_full_for_appointment
+    ):
         return QueueStatus.FULL
-    if state.queueIsFullForTheDay:
+    if state.queue_is_full_for_the_day:
         return QueueStatus.FULL_TODAY
-    if state.queueIsFullForFifo:
+    if state.queue_is_full_for_fifo:
         return QueueStatus.FULL_FOR_FIFO
-    if state.queueIsFullForAppointment:
+    if state.queue_is_full_for_appointment:
         return QueueStatus.FULL_FOR_APPOINTMENTS
     return QueueStatus.OPEN
 
@@ -274,16 +282,16 @@ def _locale_of(lang: str) -> str:
 
 def _recall_number(ticket: Ticket) -> int:
     """0 for a first call; each recall adds one (by either sign the service gives of it)."""
-    return max(ticket.recalledCount, len(ticket.timeline.recalledAt), 0)
+    return max(ticket.recalled_count, len(ticket.timeline.recalled_at), 0)
 
 
 def _call_moment(ticket: Ticket, recall: int) -> datetime | None:
     """When call number `recall` of `ticket` happened, if the ticket says."""
     timeline = ticket.timeline
     if recall == 0:
-        return timeline.calledAt
-    if len(timeline.recalledAt) >= recall:
-        return max(timeline.recalledAt)
+        return timeline.called_at
+    if len(timeline.recalled_at) >= recall:
+        return max(timeline.recalled_at)
     return None
 
 
@@ -304,10 +312,10 @@ class _Tally:
     """Appointment type id -> [tickets, people]."""
 
     def add(self, ticket: Ticket, sign: int) -> None:
-        people = max(ticket.groupSize, 1)
+        people = max(ticket.group_size, 1)
         self.tickets += sign
         self.people += sign * people
-        type_id = ticket.appointmentType.id
+        type_id = ticket.appointment_type.id
         if type_id:
             counts = self.by_type.setdefault(type_id, [0, 0])
             counts[0] += sign
@@ -315,16 +323,19 @@ class _Tally:
             if counts[0] == 0 and counts[1] == 0:
                 del self.by_type[type_id]
 
-    def to_json(self) -> dict[str, Any]:
-        return {"tickets": self.tickets, "people": self.people, "by_type": self.by_type}
+    def count(self) -> WaitingCount:
+        return WaitingCount(
+            self.tickets,
+            self.people,
+            {type_id: (counts[0], counts[1]) for type_id, counts in self.by_type.items()},
+        )
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> _Tally:
+    def of(cls, count: WaitingCount) -> _Tally:
         by_type = {
-            clean_text(key): [int(value[0]), int(value[1])]
-            for key, value in dict(data.get("by_type", {})).items()
+            type_id: [tickets, people] for type_id, (tickets, people) in count.by_type.items()
         }
-        return cls(int(data["tickets"]), int(data["people"]), by_type)
+        return cls(count.tickets, count.people, by_type)
 
 
 @dataclass(slots=True)
@@ -478,7 +489,7 @@ class Board:
 
     def _apply_ticket(self, ticket: Ticket, now: datetime, changes: _ChangeSet) -> None:
         if ticket.is_finished or not self._wants_queue(ticket.queue.id):
-            self._drop_ticket(ticket.ticketId, changes)
+            self._drop_ticket(ticket.ticket_id, changes)
             return
         self._put_ticket(ticket, changes)
         called = self._detect_call(ticket, now, first_snapshot=False)
@@ -497,7 +508,7 @@ class Board:
         incoming: dict[str, Ticket] = {}
         for ticket in tickets:
             if not ticket.is_finished and self._wants_queue(ticket.queue.id):
-                incoming[ticket.ticketId] = ticket
+                incoming[ticket.ticket_id] = ticket
         for ticket_id in [known for known in self._tickets if known not in incoming]:
             self._drop_ticket(ticket_id, changes)
         detected: list[_Called] = []
@@ -513,8 +524,8 @@ class Board:
             self._list_call(called, changes)
 
     def _put_ticket(self, ticket: Ticket, changes: _ChangeSet) -> None:
-        old = self._tickets.get(ticket.ticketId)
-        self._tickets[ticket.ticketId] = ticket
+        old = self._tickets.get(ticket.ticket_id)
+        self._tickets[ticket.ticket_id] = ticket
         self._count(old, -1, changes)
         self._count(ticket, +1, changes)
         self._learn_ticket_names(ticket, changes)
@@ -551,19 +562,19 @@ class Board:
             names[locale] = ticket.queue.name
             self._queue_order = None
             changes.queues.add(queue_id)
-        type_id = ticket.appointmentType.id
-        if type_id and ticket.appointmentType.name:
+        type_id = ticket.appointment_type.id
+        if type_id and ticket.appointment_type.name:
             by_type = self._ticket_type_names.setdefault(queue_id, {})
             type_names = by_type.setdefault(type_id, {})
-            if type_names.get(locale) != ticket.appointmentType.name:
-                type_names[locale] = ticket.appointmentType.name
+            if type_names.get(locale) != ticket.appointment_type.name:
+                type_names[locale] = ticket.appointment_type.name
                 changes.queues.add(queue_id)
 
     # calls
 
     def _detect_call(self, ticket: Ticket, now: datetime, first_snapshot: bool) -> _Called | None:
         """The call this sight of `ticket` makes, if it is a new one; remembers it as seen."""
-        ticket_id = ticket.ticketId
+        ticket_id = ticket.ticket_id
         if ticket.state in WAITING_STATES:
             # Sent back to wait: calling it again will be a new call.
             self._seen_calls.pop(ticket_id, None)
@@ -634,7 +645,7 @@ class Board:
     # queue states
 
     def _apply_queue_state(self, state: QueueState, changes: _ChangeSet) -> None:
-        queue_id = state.queueId
+        queue_id = state.queue_id
         if not queue_id or not self._wants_queue(queue_id):
             return
         if self._states.get(queue_id) != state:
@@ -649,10 +660,10 @@ class Board:
         self._data_arrived(Feed.QUEUES, changes)
         wanted: dict[str, QueueState] = {}
         for key, state in states.items():
-            queue_id = state.queueId or key
+            queue_id = state.queue_id or key
             if queue_id and self._wants_queue(queue_id):
                 wanted[queue_id] = (
-                    state if state.queueId else state.model_copy(update={"queueId": queue_id})
+                    state if state.queue_id else state.model_copy(update={"queue_id": queue_id})
                 )
         for queue_id in set(self._states) | set(wanted):
             if self._states.get(queue_id) != wanted.get(queue_id):
@@ -664,12 +675,12 @@ class Board:
     # counters
 
     def _apply_counter(self, counter: Counter, changes: _ChangeSet) -> None:
-        if not self._wants_counter(counter.counterId):
+        if not self._wants_counter(counter.counter_id):
             return
-        old = self._counters.get(counter.counterId)
+        old = self._counters.get(counter.counter_id)
         if old != counter:
-            self._counters[counter.counterId] = counter
-            changes.counters.add(counter.counterId)
+            self._counters[counter.counter_id] = counter
+            changes.counters.add(counter.counter_id)
             if old is None or old.name != counter.name:
                 self._counter_order = None
 
@@ -678,9 +689,9 @@ class Board:
     ) -> None:
         self._data_arrived(Feed.COUNTERS, changes)
         wanted = {
-            counter.counterId: counter
+            counter.counter_id: counter
             for counter in counters.values()
-            if self._wants_counter(counter.counterId)
+            if self._wants_counter(counter.counter_id)
         }
         for counter_id in set(self._counters) | set(wanted):
             if self._counters.get(counter_id) != wanted.get(counter_id):
@@ -817,8 +828,8 @@ class Board:
         tally: _Tally | None = None
         counts_from_tickets = state is None
         if state is not None:
-            waiting_tickets: int | None = state.queueLength.queueTicketLength
-            waiting_people: int | None = state.queueLength.queuePeopleLength
+            waiting_tickets: int | None = state.queue_length.queue_ticket_length
+            waiting_people: int | None = state.queue_length.queue_people_length
         else:
             tallies = self._restored_tallies
             if tallies is None and self._had_tickets_snapshot:
@@ -830,11 +841,13 @@ class Board:
                 waiting_tickets, waiting_people = tally.tickets, tally.people
         type_ids: dict[str, None] = {}
         if reference is not None:
-            type_ids.update(dict.fromkeys(reference.appointmentTypes))
+            type_ids.update(dict.fromkeys(reference.appointment_types))
         # Types the reference data does not list are shown when the numbers name them.
         extra: set[str] = set()
         if state is not None:
-            extra = set(state.queueLength.byAppointmentType) | set(state.allFirstAvailabilities)
+            extra = set(state.queue_length.by_appointment_type) | set(
+                state.all_first_availabilities
+            )
         elif tally is not None:
             extra = set(tally.by_type)
         type_ids.update(dict.fromkeys(sorted(extra - set(type_ids))))
@@ -854,14 +867,14 @@ class Board:
             first_availability=min(firsts) if firsts else None,
             group_size=group_size,
             today_timeslots=tuple(
-                TimeslotView(slot.startTime, slot.endTime) for slot in state.dayQueueTimeslot
+                TimeslotView(slot.start_time, slot.end_time) for slot in state.day_queue_timeslot
             )
             if state is not None
             else (),
             next_timeslot=TimeslotView(
-                state.nextQueueTimeslot.startTime, state.nextQueueTimeslot.endTime
+                state.next_queue_timeslot.start_time, state.next_queue_timeslot.end_time
             )
-            if state is not None and state.nextQueueTimeslot is not None
+            if state is not None and state.next_queue_timeslot is not None
             else None,
         )
 
@@ -874,17 +887,17 @@ class Board:
         reference: Queue | None,
     ) -> AppointmentTypeView:
         names = dict(self._ticket_type_names.get(queue_id, {}).get(type_id, {}))
-        if reference is not None and type_id in reference.appointmentTypes:
-            names.update(reference.appointmentTypes[type_id].name)
+        if reference is not None and type_id in reference.appointment_types:
+            names.update(reference.appointment_types[type_id].name)
         waiting_tickets: int | None = None
         waiting_people: int | None = None
         first: datetime | None = None
         size: int | None = None
         if state is not None:
-            part = state.queueLength.byAppointmentType.get(type_id)
+            part = state.queue_length.by_appointment_type.get(type_id)
             if part is not None:
-                waiting_tickets, waiting_people = part.queueTicketLength, part.queuePeopleLength
-            by_size = state.allFirstAvailabilities.get(type_id)
+                waiting_tickets, waiting_people = part.queue_ticket_length, part.queue_people_length
+            by_size = state.all_first_availabilities.get(type_id)
             if by_size:
                 first, size = first_availability(by_size, self.settings.group_size)
         elif tally is not None:
@@ -909,7 +922,6 @@ class Board:
                     counter_id=counter_id,
                     names=MappingProxyType(dict(self.counter_names(counter_id))),
                     value=source.infos.value if source is not None else None,
-                    next_restart=source.infos.nextRestart if source is not None else None,
                 )
             )
         return tuple(views)
@@ -1028,18 +1040,6 @@ class Board:
                         moments.append(moment)
         return min(moments) if moments else None
 
-    def snapshot(self, now: datetime) -> BoardView:
-        """The whole board at `now`, for a full redraw."""
-        return BoardView(
-            at=now,
-            place_names=self.place_names(),
-            queues=self.queues(),
-            counters=self.counters(),
-            now_calling=self.now_calling(now),
-            recent_calls=self.recent_calls(),
-            parts=self.parts(now),
-        )
-
     @property
     def tickets(self) -> Mapping[str, Ticket]:
         """The current tickets by id (read-only)."""
@@ -1055,162 +1055,95 @@ class Board:
             counters=len(self._counter_ids()),
         )
 
-    # --- saving and restoring ------------------------------------------------------------
+    # --- across a restart ---------------------------------------------------------------
 
-    def to_state(self, now: datetime) -> dict[str, Any]:
-        """What the screen shows, as a JSON-compatible dict, to show again after a restart."""
+    def memory(self, now: datetime) -> BoardMemory:
+        """What the screen shows at `now`, to show again after a restart (`state.SavedBoard`)."""
         self._start(now)
-        feeds: dict[str, str] = {}
-        for feed, track in self._feeds.items():
-            as_of = now if track.status is FeedStatus.LIVE else (track.down_since or now)
-            feeds[feed.value] = as_of.isoformat()
+        data_as_of = {
+            feed: now if track.status is FeedStatus.LIVE else (track.down_since or now)
+            for feed, track in self._feeds.items()
+        }
         # The calls of tickets still called: a restart must not announce them again.
         seen = {
             ticket_id: self._seen_calls[ticket_id]
             for ticket_id, ticket in self._tickets.items()
             if ticket.state == TicketState.CALLED and ticket_id in self._seen_calls
         }
-        tallies = self._restored_tallies if self._restored_tallies is not None else self._tallies
-        return {
-            "version": STATE_VERSION,
-            "saved_at": now.isoformat(),
-            "data_as_of": feeds,
-            "had_tickets": self._had_tickets_snapshot or self._restored_tallies is not None,
-            "place": _dump(self._place) if self._place else None,
-            "queues": {key: _dump(queue) for key, queue in self._ref_queues.items()},
-            "endpoints": {key: _dump(endpoint) for key, endpoint in self._ref_endpoints.items()},
-            "reference_counters": {key: _dump(c) for key, c in self._ref_counters.items()},
-            "queue_states": {key: _dump(state) for key, state in self._states.items()},
-            "counters": {key: _dump(counter) for key, counter in self._counters.items()},
-            "ticket_queue_names": {
+        waiting: dict[str, WaitingCount] | None = None
+        if self._restored_tallies is not None or self._had_tickets_snapshot:
+            # Restored counts stand until the tickets feed speaks.
+            tallies = self._tallies if self._restored_tallies is None else self._restored_tallies
+            waiting = {key: tally.count() for key, tally in tallies.items() if key}
+        return BoardMemory(
+            data_as_of=data_as_of,
+            reference=ReferenceData(
+                place=self._place,
+                queues=dict(self._ref_queues),
+                endpoints=dict(self._ref_endpoints),
+                counters=dict(self._ref_counters),
+            ),
+            queue_states=dict(self._states),
+            counters=dict(self._counters),
+            ticket_queue_names={
                 key: dict(names) for key, names in self._ticket_queue_names.items()
             },
-            "ticket_type_names": {
+            ticket_type_names={
                 key: {type_id: dict(names) for type_id, names in by_type.items()}
                 for key, by_type in self._ticket_type_names.items()
             },
-            "waiting_from_tickets": {key: tally.to_json() for key, tally in tallies.items() if key},
-            "seen_calls": seen,
-            "recent_calls": [_dump_called(entry) for entry in self._recent],
-        }
+            waiting_from_tickets=waiting,
+            seen_calls=seen,
+            recent_calls=tuple(
+                RememberedCall(entry.call, entry.seen_at, dict(entry.ticket_counter_names))
+                for entry in self._recent
+            ),
+        )
 
     @classmethod
-    def from_state(cls, settings: BoardSettings, data: Mapping[str, Any], now: datetime) -> Board:
-        """A board showing a saved state: every part marked restored (STALE at least) until its
-        feed is live again, no call highlighted or announced again.
-
-        Raises ValueError when `data` is not a state this version wrote.
-        """
-        try:
-            return cls._restore(settings, data, now)
-        except ValueError:
-            raise
-        except (KeyError, TypeError, AttributeError, IndexError, ValidationError) as error:
-            raise ValueError(f"not a saved board state: {type(error).__name__}") from None
-
-    @classmethod
-    def _restore(cls, settings: BoardSettings, data: Mapping[str, Any], now: datetime) -> Board:
-        if data.get("version") != STATE_VERSION:
-            raise ValueError(f"not a saved board state of version {STATE_VERSION}")
+    def from_memory(cls, settings: BoardSettings, memory: BoardMemory, now: datetime) -> Board:
+        """A board showing what `memory` kept: every part marked restored (STALE at least) until
+        its feed is live again, no call highlighted or announced again."""
         board = cls(settings, started_at=now)
-        saved_at = parse_datetime(data["saved_at"])
-        as_of = dict(data.get("data_as_of", {}))
         for feed, track in board._feeds.items():
             track.restored = True
-            track.down_since = (
-                parse_datetime(as_of[feed.value]) if feed.value in as_of else saved_at
-            )
-        place = data.get("place")
-        reference = ReferenceData(
-            place=Place.model_validate(place) if place else None,
-            queues=keyed(Queue, data.get("queues", {}), "queueId"),
-            endpoints=keyed(Endpoint, data.get("endpoints", {}), "endpointId"),
-            counters=keyed(Counter, data.get("reference_counters", {}), "counterId"),
-        )
+            track.down_since = memory.data_as_of.get(feed, now)
         scratch = _ChangeSet()
-        board._apply_reference(reference, scratch)
-        for state in keyed(QueueState, data.get("queue_states", {}), "queueId").values():
+        board._apply_reference(memory.reference, scratch)
+        for state in memory.queue_states.values():
             board._apply_queue_state(state, scratch)
-        for counter in keyed(Counter, data.get("counters", {}), "counterId").values():
+        for counter in memory.counters.values():
             board._apply_counter(counter, scratch)
-        for queue_id, names in dict(data.get("ticket_queue_names", {})).items():
-            board._ticket_queue_names[clean_text(queue_id)] = _clean_names(names)
-        for queue_id, by_type in dict(data.get("ticket_type_names", {})).items():
-            board._ticket_type_names[clean_text(queue_id)] = {
-                clean_text(type_id): _clean_names(names) for type_id, names in by_type.items()
+        for queue_id, names in memory.ticket_queue_names.items():
+            board._ticket_queue_names[queue_id] = dict(names)
+        for queue_id, by_type in memory.ticket_type_names.items():
+            board._ticket_type_names[queue_id] = {
+                type_id: dict(names) for type_id, names in by_type.items()
             }
-        if data.get("had_tickets"):
+        if memory.waiting_from_tickets is not None:
             board._restored_tallies = {
-                clean_text(queue_id): _Tally.from_json(tally)
-                for queue_id, tally in dict(data.get("waiting_from_tickets", {})).items()
+                queue_id: _Tally.of(count)
+                for queue_id, count in memory.waiting_from_tickets.items()
             }
-        for ticket_id, recall in dict(data.get("seen_calls", {})).items():
-            board._seen_calls[clean_text(ticket_id)] = int(recall)
-        # Saved newest first; numbered oldest first, so calls of one moment keep their order.
-        for item in reversed(list(data.get("recent_calls", []))):
-            entry = _load_called(item, board._next_order())
-            entry.call = replace(
-                entry.call,
-                counter_names=board._endpoint_names(
-                    entry.call.endpoint_id, entry.ticket_counter_names
-                ),
+        board._seen_calls.update(memory.seen_calls)
+        # Kept newest first; numbered oldest first, so calls of one moment keep their order.
+        for remembered in reversed(memory.recent_calls):
+            call = remembered.call
+            names = board._endpoint_names(call.endpoint_id, remembered.ticket_counter_names)
+            board._recent.append(
+                _Called(
+                    # A restored call has been announced already, or is too old to be.
+                    call=replace(call, counter_names=names, announce=False),
+                    seen_at=remembered.seen_at,
+                    highlight_until=None,
+                    ticket_counter_names=dict(remembered.ticket_counter_names),
+                    order=board._next_order(),
+                )
             )
-            board._recent.append(entry)
-            previous = board._seen_calls.get(entry.call.ticket_id, -1)
-            board._seen_calls[entry.call.ticket_id] = max(previous, entry.call.recall)
+            previous = board._seen_calls.get(call.ticket_id, -1)
+            board._seen_calls[call.ticket_id] = max(previous, call.recall)
         board._recent.sort(key=lambda entry: (entry.call.called_at, entry.order), reverse=True)
         del board._recent[board._recent_capacity() :]
         board._queue_order = None
         board._counter_order = None
         return board
-
-
-# --- state helpers ----------------------------------------------------------------------------
-
-
-def _dump(record: Place | Queue | Endpoint | Counter | QueueState) -> dict[str, Any]:
-    return record.model_dump(mode="json")
-
-
-def _clean_names(names: object) -> dict[str, str]:
-    if not isinstance(names, Mapping):
-        raise TypeError("names must be an object")
-    cleaned = {clean_text(key, 16): clean_text(text) for key, text in names.items()}
-    return {key: text for key, text in cleaned.items() if text}
-
-
-def _dump_called(entry: _Called) -> dict[str, Any]:
-    call = entry.call
-    return {
-        "ticket_id": call.ticket_id,
-        "label": call.label,
-        "queue_id": call.queue_id,
-        "endpoint_id": call.endpoint_id,
-        "counter_names": dict(call.counter_names),
-        "ticket_counter_names": dict(entry.ticket_counter_names),
-        "called_at": call.called_at.isoformat(),
-        "recall": call.recall,
-        "seen_at": entry.seen_at.isoformat(),
-    }
-
-
-def _load_called(item: Mapping[str, Any], order: int) -> _Called:
-    endpoint_id = item.get("endpoint_id")
-    call = Call(
-        ticket_id=clean_text(item["ticket_id"]),
-        label=clean_text(item.get("label", ""), 24),
-        queue_id=clean_text(item.get("queue_id", "")),
-        endpoint_id=clean_text(endpoint_id) if endpoint_id else None,
-        counter_names=_clean_names(item.get("counter_names", {})),
-        called_at=parse_datetime(item["called_at"]),
-        recall=int(item.get("recall", 0)),
-        # A restored call has been announced already, or is too old to be.
-        announce=False,
-    )
-    return _Called(
-        call=call,
-        seen_at=parse_datetime(item.get("seen_at", item["called_at"])),
-        highlight_until=None,
-        ticket_counter_names=_clean_names(item.get("ticket_counter_names", {})),
-        order=order,
-    )

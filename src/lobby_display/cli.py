@@ -1,21 +1,27 @@
 """The command line: run, demo, check, discover, simulate, screenshot, place.
 
 Each command lives in the module that owns it; this file only parses arguments and turns the
-known failures (a bad config: exit 2) into messages without tracebacks.
+known failures (a bad config: exit 2; `demo` or `simulate` without the simulator: exit 1) into
+messages without tracebacks.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Final
 
 from lobby_display import __version__, frames
 from lobby_display.config import ConfigError, load_config
 
 EXIT_OK = 0
+EXIT_NOT_INSTALLED = 1
 EXIT_BAD_CONFIG = 2
+#: What the `simulator` extra adds (its web server): without it, `demo` and `simulate` say so.
+SIMULATOR_PACKAGES: Final = frozenset({"starlette", "uvicorn", "click"})
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -43,6 +49,13 @@ def build_parser() -> argparse.ArgumentParser:
         default="auto",
         choices=["auto", "sixel", "text", "sextants", "quadrants", "half-blocks"],
         help="how the called ticket is drawn (as [display] graphics; default: auto)",
+    )
+    demo.add_argument(
+        "--replay",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="show a recorded day (lobby-display record, or flight files) instead, in a loop",
     )
 
     check = commands.add_parser(
@@ -107,6 +120,24 @@ def build_parser() -> argparse.ArgumentParser:
         help="how long to wait for the window (default 30)",
     )
 
+    install = commands.add_parser(
+        "install", help="set up a screen on this PC in one step (as root; docs/deployment.md)"
+    )
+    install.add_argument("name", help="the screen's name: /etc/lobby-display/NAME.toml, unit @NAME")
+    install.add_argument("--config", type=Path, required=True, help="the screen's TOML file")
+    install.add_argument("--credentials", type=Path, help="the service-account JSON file")
+    install.add_argument("--console", action="store_true", help="the tty1 unit, not the kiosk")
+    install.add_argument("--wall", action="store_true", help="a screen of the wall (several TVs)")
+    install.add_argument("--resolution", metavar="WxH", help="the TV's size (default: read)")
+    install.add_argument("--no-packages", action="store_true", help="install no Debian package")
+    install.add_argument("--dry-run", action="store_true", help="print every step, change nothing")
+    install.add_argument("--root", type=Path, metavar="DIR", help="write into the tree DIR")
+    uninstall = commands.add_parser("uninstall", help="disable and remove what install wrote")
+    uninstall.add_argument("name")
+    uninstall.add_argument("--purge", action="store_true", help="remove its state directory too")
+    uninstall.add_argument("--dry-run", action="store_true", help="print the steps, change nothing")
+    uninstall.add_argument("--root", type=Path, metavar="DIR", help="remove from the tree DIR")
+
     screenshot = commands.add_parser(
         "screenshot", help="save an SVG or PNG of what the screen would show now"
     )
@@ -118,6 +149,41 @@ def build_parser() -> argparse.ArgumentParser:
         default=(160, 45),
         metavar="WxH",
         help="columns x lines when no display runs and the screen is rendered here (160x45)",
+    )
+
+    report = commands.add_parser(
+        "report",
+        help="a support bundle (tar.gz): flight recorder, config without secrets, "
+        "log, screenshot, versions",
+    )
+    report.add_argument("--config", type=Path, required=True)
+    report.add_argument("--out", type=Path, required=True, help="FILE.tar.gz")
+
+    status = commands.add_parser(
+        "status", help="the running screen's health (feeds live, last messages, reconnections)"
+    )
+    status.add_argument("--config", type=Path, required=True)
+    status.add_argument("--json", action="store_true", help="print it as JSON, for scripts")
+
+    record = commands.add_parser(
+        "record", help="record the place's feeds and REST answers into a file (no secrets)"
+    )
+    record.add_argument("--config", type=Path, required=True)
+    record.add_argument("--out", type=Path, required=True, help="FILE.jsonl.gz")
+    record.add_argument(
+        "--minutes", type=float, default=None, help="stop after this long (default: at Ctrl-C)"
+    )
+
+    replay = commands.add_parser(
+        "replay", help="serve a recording as a display service (URL, credentials, config)"
+    )
+    replay.add_argument("file", type=Path, help="a recording, or a flight recorder's folder")
+    replay.add_argument("--host", default="127.0.0.1")
+    replay.add_argument("--port", type=int, default=8765)
+    replay.add_argument("--speed", type=float, default=1.0, help="how fast the day runs")
+    replay.add_argument("--loop", action="store_true", help="start again at the end")
+    replay.add_argument(
+        "--directory", type=Path, default=None, help="where to write credentials and config"
     )
     return parser
 
@@ -148,6 +214,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _dispatch(args: argparse.Namespace) -> int:
     command: str = args.command
+    if command in ("simulate", "demo", "replay") and not simulator_installed(command):
+        return EXIT_NOT_INSTALLED
     if command == "simulate":
         from lobby_display.simulator.cli import simulate
 
@@ -156,9 +224,21 @@ def _dispatch(args: argparse.Namespace) -> int:
         from lobby_display.demo import demo
 
         return demo(args)
+    if command == "replay":
+        from lobby_display.simulator.replay import replay_command
+
+        return replay_command(args)
+    if command in ("install", "uninstall"):
+        from lobby_display.ops.install import install_command, uninstall_command
+
+        return (install_command if command == "install" else uninstall_command)(args)
+    if command == "report":
+        # Not after loading the config: a bundle is wanted most when it does not load.
+        from lobby_display.ops.bundle import report_command
+
+        return report_command(args.config, args.out)
     settings = load_config(args.config)
     if command == "run":
-        import_httpx_without_its_command_line()
         from lobby_display.kiosk import run
 
         return run(settings)
@@ -178,25 +258,29 @@ def _dispatch(args: argparse.Namespace) -> int:
         from lobby_display.ops.screenshot import screenshot
 
         return screenshot(settings, args.output, size=args.size)
+    if command == "status":
+        from lobby_display.ops.status import status
+
+        return status(settings, as_json=args.json)
+    if command == "record":
+        from lobby_display.ops.record import record
+
+        return record(settings, args.out, args.minutes)
     raise AssertionError(f"unhandled command {command}")
 
 
-def import_httpx_without_its_command_line() -> None:
-    """Import httpx without its command line (`httpx._main`: click, pygments, rich's syntax).
-
-    httpx's `__init__` imports its command line inside `try: ... except ImportError`, for
-    installs without its `cli` extra. click is installed here for other tools (uvicorn,
-    import-linter), so the display would carry a command line it never runs: 3 MiB and 25 ms at
-    start. Hiding click while httpx is imported takes httpx's own fallback (`httpx.main` then
-    says to install the extra). Should a later httpx need click unconditionally, the import
-    fails here and is done again, with click, by whoever imports httpx next.
-    """
-    if "httpx" in sys.modules or "click" in sys.modules:
-        return
-    sys.modules["click"] = None  # type: ignore[assignment]  # `import click` raises ImportError
+def simulator_installed(command: str) -> bool:
+    """True when the simulator can be imported; else False, once `command` said how to install
+    it (`lobby-display[simulator]`: its web server, which a kiosk does without)."""
     try:
-        import httpx  # noqa: F401
-    except ImportError:
-        pass
-    finally:
-        del sys.modules["click"]
+        importlib.import_module("lobby_display.simulator")
+    except ModuleNotFoundError as error:
+        if (error.name or "").partition(".")[0] not in SIMULATOR_PACKAGES:
+            raise
+        print(
+            f"lobby-display {command}: the simulator is not installed (no {error.name}): "
+            "pip install 'lobby-display[simulator]'",
+            file=sys.stderr,
+        )
+        return False
+    return True

@@ -1,11 +1,7 @@
 """REST client of the display service: reference data and ticket pages, with the API key.
 
-Every route gets the API key through `auth.ApiKeyAuth` (the query parameter `key`; a 401 or 403
-renews the key once and retries once), the same key flow as the feeds'. Failures come out typed
-(`ServiceUnreachable`, `ServiceFailed`, `AuthRefused`, from `lobby_display.service_errors`, re-
-exported here) with messages that never hold the key: httpx quotes URLs (and so the key) in its
-log lines, so `auth` filters its logger. The feeds use `http`, `auth` and `url()` so the SSE
-routes follow the same conventions.
+Every route gets the key through `auth.ApiKeyAuth`, as the feeds do; failures come out as the
+errors of `service_errors` (re-exported here), whose messages never hold the key.
 """
 
 from __future__ import annotations
@@ -251,28 +247,28 @@ class DisplayClient:
     ) -> dict[str, Queue]:
         """`/places/{placeId}/queues`: the place's queues by id."""
         path = f"/places/{_segment(place_id)}/queues"
-        return await self._collection(Queue, "queueId", path, langs=self._langs(langs))
+        return await self._collection(Queue, "queue_id", path, langs=self._langs(langs))
 
     async def place_counters(
         self, place_id: str, langs: Sequence[str] | None = None
     ) -> dict[str, Counter]:
         """`/places/{placeId}/counters`: the place's counters by id."""
         path = f"/places/{_segment(place_id)}/counters"
-        return await self._collection(Counter, "counterId", path, langs=self._langs(langs))
+        return await self._collection(Counter, "counter_id", path, langs=self._langs(langs))
 
     async def place_endpoints(
         self, place_id: str, langs: Sequence[str] | None = None
     ) -> dict[str, Endpoint]:
         """`/places/{placeId}/endpoints`: the place's endpoints (desks, rooms) by id."""
         path = f"/places/{_segment(place_id)}/endpoints"
-        return await self._collection(Endpoint, "endpointId", path, langs=self._langs(langs))
+        return await self._collection(Endpoint, "endpoint_id", path, langs=self._langs(langs))
 
     async def queues(
         self, queue_ids: Sequence[str], langs: Sequence[str] | None = None
     ) -> dict[str, Queue]:
         """`/queues`: the given queues by id."""
         return await self._collection(
-            Queue, "queueId", "/queues", queuesId=queue_ids, langs=self._langs(langs)
+            Queue, "queue_id", "/queues", queuesId=queue_ids, langs=self._langs(langs)
         )
 
     async def queue_endpoints(
@@ -281,7 +277,7 @@ class DisplayClient:
         """`/queues/endpoints`: the endpoints of the given queues by id."""
         return await self._collection(
             Endpoint,
-            "endpointId",
+            "endpoint_id",
             "/queues/endpoints",
             queuesId=queue_ids,
             langs=self._langs(langs),
@@ -292,7 +288,7 @@ class DisplayClient:
     ) -> dict[str, Counter]:
         """`/counters`: the given counters by id."""
         return await self._collection(
-            Counter, "counterId", "/counters", countersId=counter_ids, langs=self._langs(langs)
+            Counter, "counter_id", "/counters", countersId=counter_ids, langs=self._langs(langs)
         )
 
     async def ticket_page(
@@ -327,26 +323,22 @@ class DisplayClient:
         following pages are read with its page size. A ticket seen twice (tickets move between
         pages while they are read) is kept once, as last seen.
         """
-        return await self._all_tickets(queue_ids, first, history=False)
-
-    async def ticket_history(self, queue_ids: Sequence[str]) -> list[Ticket]:
-        """Every ticket of the queues done or canceled today (all pages)."""
-        return await self._all_tickets(queue_ids, None, history=True)
+        return await self._all_tickets(queue_ids, first)
 
     async def _all_tickets(
-        self, queue_ids: Sequence[str], first: TicketPage | None, *, history: bool
+        self, queue_ids: Sequence[str], first: TicketPage | None
     ) -> list[Ticket]:
         if first is None:
             page_size = MAX_PAGE_SIZE
-            first = await self.ticket_page(queue_ids, 1, page_size, history=history)
+            first = await self.ticket_page(queue_ids, 1, page_size)
         else:
-            page_size = first.pageSize if 1 <= first.pageSize <= MAX_PAGE_SIZE else MAX_PAGE_SIZE
-        pages = max(1, -(-first.totalCount // page_size))
+            page_size = first.page_size if 1 <= first.page_size <= MAX_PAGE_SIZE else MAX_PAGE_SIZE
+        pages = max(1, -(-first.total_count // page_size))
         if pages > MAX_TICKET_PAGES:
             log.warning(
                 "reading only %d pages of tickets (%d tickets at %d a page)",
                 MAX_TICKET_PAGES,
-                first.totalCount,
+                first.total_count,
                 page_size,
             )
             pages = MAX_TICKET_PAGES
@@ -358,13 +350,13 @@ class DisplayClient:
         read = [first]
         if pages > 1:
             for number in range(pages, 0, -1):
-                read.append(await self.ticket_page(queue_ids, number, page_size, history=history))
-        latest = {ticket.ticketId: ticket for page in read for ticket in page.tickets}
+                read.append(await self.ticket_page(queue_ids, number, page_size))
+        latest = {ticket.ticket_id: ticket for page in read for ticket in page.tickets}
         ordered = sorted(read, key=lambda page: page.page)
         return [
             latest[ticket_id]
             for ticket_id in dict.fromkeys(
-                ticket.ticketId for page in ordered for ticket in page.tickets
+                ticket.ticket_id for page in ordered for ticket in page.tickets
             )
         ]
 

@@ -1,9 +1,7 @@
 """The place's TOML file turned into validated settings; every mistake names its key and file.
 
-`load_config(path)` reads the file, applies `LOBBY_DISPLAY_<SECTION>__<KEY>` environment
-overrides, and validates everything at once. A bad file raises `ConfigError`, whose message lists
-every problem as `file: section.key: what is wrong`, so an installer fixes them in one pass.
-Unknown keys are errors: a typo must never be silently ignored.
+`load_config(path)` reads the file, applies the `LOBBY_DISPLAY_<SECTION>__<KEY>` overrides and
+validates everything at once; a bad file raises `ConfigError` listing every problem.
 """
 
 from __future__ import annotations
@@ -28,7 +26,7 @@ from pydantic import (
 )
 
 from lobby_display.files import FileRefused, read_regular
-from lobby_display.models import LOCALES
+from lobby_display.models import LOCALES, Locale
 
 ENV_PREFIX: Final = "LOBBY_DISPLAY_"
 #: Largest configuration file read (the documented example is about 10 kB).
@@ -138,9 +136,6 @@ class PlaceSettings(Section):
     """Counter ids to show, in this order; empty: every counter of the place."""
 
 
-Locale = Literal["fr_FR", "en_US", "es_ES", "de_DE", "zh_CN", "zh_TW", "ja_JP", "ko_KR", "th_TH"]
-
-
 #: Characters refused in `display.output` (quotes, escapes and sway's command separators).
 _OUTPUT_FORBIDDEN: Final = frozenset("\"'\\,;[]")
 
@@ -245,6 +240,14 @@ class StateSettings(Section):
     """Directory for the cached API key and the last board; systemd's `$STATE_DIRECTORY` wins
     when set."""
 
+    record_minutes: float = Field(default=30.0, ge=0, le=1440)
+    """Flight recorder: the last minutes of the feeds kept in `flight/` under the state
+    directory, as `lobby-display record` writes them (`lobby-display replay` serves them,
+    `lobby-display report` bundles them). 0 turns it off."""
+
+    record_max_mb: float = Field(default=16.0, ge=1, le=1024)
+    """Most the flight recorder's files may take together, in MiB (the oldest go first)."""
+
 
 class LogSettings(Section):
     """`[log]`: logging (never onto the screen)."""
@@ -331,6 +334,29 @@ class SoundSettings(Section):
         return _quiet_window(self.quiet_hours) if self.quiet_hours else None
 
 
+class MonitoringSettings(Section):
+    """`[monitoring]`: health for node-exporter's textfile collector (off by default)."""
+
+    textfile: Path | None = None
+    """File the screen writes its health to every few seconds, in the Prometheus text format, for
+    node-exporter's textfile collector: a name ending in `.prom` in its directory (like
+    "/var/lib/prometheus/node-exporter/lobby_display.prom"), which must exist and be writable by
+    the screen. Not set: not written (`lobby-display status` works without it). Read at start:
+    a change needs a restart."""
+
+    @field_validator("textfile")
+    @classmethod
+    def _textfile(cls, value: Path | None) -> Path | None:
+        if value is not None and value.suffix != ".prom":
+            raise ValueError(
+                f"{str(value)!r} must end in .prom (node-exporter's textfile collector reads "
+                "only *.prom files)"
+            )
+        if value is not None and not value.is_absolute():
+            raise ValueError(f"{str(value)!r} must be an absolute path")
+        return value
+
+
 def _quiet_window(text: str) -> tuple[int, int] | None:
     """Read "HH:MM-HH:MM" into minutes after midnight; None when it is not such a range."""
     parts = text.replace(" ", "").split("-")
@@ -367,6 +393,9 @@ class Settings(Section):
 
     sound: SoundSettings = Field(default_factory=SoundSettings)
     """Calls announced aloud."""
+
+    monitoring: MonitoringSettings = Field(default_factory=MonitoringSettings)
+    """Health for the place's monitoring."""
 
     source: Annotated[Path | None, Field(exclude=True)] = None
     """The file these settings came from (set by `load_config`, not a key of the file)."""
@@ -576,6 +605,7 @@ __all__ = [
     "ConfigError",
     "DisplaySettings",
     "LogSettings",
+    "MonitoringSettings",
     "PlaceSettings",
     "ServiceSettings",
     "Settings",

@@ -1,34 +1,8 @@
 """What the feeds' messages mean: snapshots that replace, updates that merge into what is known.
 
-The spec shows the first message of each feed and leaves the later ones "not shown": an update
-may carry a whole record or only the fields that changed, and both are compliant. So each
-decoder keeps the last known record of every ticket, queue state and counter *as JSON* (the
-level where a field left out and a field set to null still differ; the pydantic models lose
-that), and reads every message by one rule:
-
-- The first message of a feed, a ticket page and an `ALL_QUEUE_STATE` / `ALL_DATA` message are
-  snapshots: they replace what is known.
-- An update merges into the last known record, top-level field by field: a field left out keeps
-  its value, a field present replaces it whole (an object such as `queueLength`, `timeline` or
-  `infos` comes as one value: its maps keyed by id and locale could not say "gone" otherwise),
-  and an explicit null clears it. A whole record merged is therefore a replacement.
-- Legacy names are renamed *before* merging (`opened` -> `bookingIsOpened`, `full` ->
-  `queueIsFull`), so a later `full` replaces a stored `queueIsFull`.
-- The merged record goes through the tolerant models (models.py: clean text, dates of either
-  shape) and leaves as the whole-record updates the board knows (`TicketChanged`,
-  `QueueStateChanged`, `CounterChanged`). A merged record the models refuse (a null where the
-  record needs a value, `state: null` say) is not applied: `NotUnderstood`, the runner
-  reconnects and the new connection's first message is a fresh snapshot. Nothing half-known
-  reaches the screen.
-- An update for an id with no known record must stand on its own: carry the fields whose absence
-  the screen would show as a false fact (a ticket its `label`, `state` and `queue`; a queue
-  state its `queueLength` and its open and full flags; a counter its `infos`). Otherwise it is
-  `NotUnderstood` (a fresh snapshot), except where nothing true is lost by leaving it: a
-  ticket update saying the ticket is done or canceled removes it, a partial update of a ticket
-  removed moments ago that does not bring it back is dropped, and partial updates of queues or
-  counters this screen does not follow are dropped.
-- A removal (an envelope whose action says DELETE, DONE, ...) and a ticket done or canceled drop
-  the stored record.
+One decoder per feed (`TicketDecoder`, `QueueStateDecoder`, `CounterDecoder`) keeps the last
+known records as JSON and turns each message into the whole-record updates of `updates.py`, or
+`NotUnderstood`. The merge rules: docs/architecture.md (how an update merges).
 """
 
 from __future__ import annotations
@@ -185,7 +159,9 @@ class RecordStore(Generic[_R]):
     def replace(self, models: Mapping[str, _R], raws: Mapping[str, Mapping[str, Any]]) -> None:
         """A snapshot: keep exactly these records (the raw JSON when known, else the model's)."""
         self.records = {
-            key: self.raw(raws[key]) if key in raws else model.model_dump(mode="json")
+            key: self.raw(raws[key])
+            if key in raws
+            else model.model_dump(mode="json", by_alias=True)
             for key, model in models.items()
         }
 
@@ -266,11 +242,11 @@ class TicketDecoder:
         _, _, payload = _unwrap(data)
         page = TicketPage.model_validate(payload)
         tickets = page.tickets
-        if page.totalCount > len(tickets):
+        if page.total_count > len(tickets):
             log.info(
                 "tickets feed: first page holds %d of %d tickets; reading the rest",
                 len(tickets),
-                page.totalCount,
+                page.total_count,
             )
             tickets = await self.client.current_tickets(self.queue_ids, first=page)
         listed = payload.get("tickets") if isinstance(payload, Mapping) else None
@@ -279,11 +255,11 @@ class TicketDecoder:
         # them (the REST client gives models: a dump of one validates to the same ticket).
         from_page = {id(ticket) for ticket in page.tickets}
         self.store.replace(
-            {ticket.ticketId: ticket for ticket in tickets},
+            {ticket.ticket_id: ticket for ticket in tickets},
             {
-                ticket.ticketId: raws[ticket.ticketId]
+                ticket.ticket_id: raws[ticket.ticket_id]
                 for ticket in tickets
-                if id(ticket) in from_page and ticket.ticketId in raws
+                if id(ticket) in from_page and ticket.ticket_id in raws
             },
         )
         return [TicketsSnapshot(tuple(tickets))]
@@ -383,8 +359,8 @@ class QueueStateDecoder:
         for record in records:
             raw = self.store.raw(record)
             state = QueueState.model_validate(raw)
-            states[state.queueId] = state
-            raws[state.queueId] = raw
+            states[state.queue_id] = state
+            raws[state.queue_id] = raw
         self.store.replace({key: state for key, state in states.items() if key}, raws)
         return [QueueStatesSnapshot(states)]
 
@@ -438,7 +414,7 @@ class CounterDecoder:
         _, _, payload = _unwrap(data)
         if _records(payload, "counterId") is None:
             raise NotUnderstood("counters first message")
-        counters = keyed(Counter, payload, "counterId")
+        counters = keyed(Counter, payload, "counter_id")
         self.store.replace(counters, _raw_by_id(payload, "counterId"))
         return [CountersSnapshot(counters)]
 

@@ -1,14 +1,8 @@
 """The three live feeds of the display service, kept connected and decoded into board updates.
 
-One long-lived consumer per feed (current tickets, queue state, counters). Each (re)connect
-starts from the feed's first message, which becomes a *snapshot* that replaces the feed's part of
-the board; later events become *changes*. Every way a stream can end leads to a reconnect with
-backoff (`lobby_display.backoff`: 1 s doubling to 30 s, jittered, reset after a minute of health);
-nothing gives up. The API key rides on every request through the client's `auth`
-(`auth.ApiKeyAuth`), and the stream is read through `lobby_display.sse`.
-What the spec does not show (the events after the first message) is read tolerantly: an
-envelope, a bare record, a map keyed by id, a page or a list. Anything else is logged and
-answered with a fresh snapshot, never a crash.
+One `FeedRunner` per feed (tickets, queue state, counters) connects, reads the stream through
+`sse`, decodes it (`decoding`) and reconnects with `backoff` whatever ends it; `Feeds` runs the
+three and the reference data. docs/architecture.md says what a feed may send.
 """
 
 from __future__ import annotations
@@ -20,12 +14,13 @@ import logging
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any, Final, Protocol
 
 import httpx
 from pydantic import ValidationError
 
+from lobby_display.activity import ACTIVITY
 from lobby_display.auth import ClockNotSynchronised
 from lobby_display.backoff import FIRST_DELAY, HEALTHY_AFTER, MAX_DELAY, Backoff
 from lobby_display.decoding import CounterDecoder as CounterDecoder
@@ -51,6 +46,7 @@ from lobby_display.service_errors import (
 )
 from lobby_display.sse import EventTooLarge, SSEError, check_event_stream, read_events
 from lobby_display.updates import (
+    Clock,
     Feed,
     FeedHealth,
     FeedStatus,
@@ -59,6 +55,7 @@ from lobby_display.updates import (
     TicketChanged,
     TicketsSnapshot,
     Update,
+    utc_now,
 )
 
 log = logging.getLogger(__name__)
@@ -67,12 +64,6 @@ log = logging.getLogger(__name__)
 MAX_ERROR_LENGTH: Final = 400
 
 Emit = Callable[[Update], None]
-Clock = Callable[[], datetime]
-
-
-def utc_now() -> datetime:
-    """The default clock: now, in UTC."""
-    return datetime.now(UTC)
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,6 +211,7 @@ class FeedRunner:
 
     def _alive(self) -> None:
         self.last_message_at = self.clock()
+        ACTIVITY.last_message_at[self.feed] = self.last_message_at
 
     async def run(self) -> None:
         """Connect, read, reconnect; returns only when cancelled."""
@@ -275,6 +267,7 @@ class FeedRunner:
             # However the connection ended, a long healthy one starts the backoff afresh.
             delay = max(self.backoff.next_delay(), self._stream_retry, self._retry_after)
             self._retry_after = 0.0
+            ACTIVITY.reconnections[self.feed] += 1
             log.warning(
                 "%s feed: %s; reconnecting in %.1f s (attempt %d)",
                 self.feed,
@@ -597,7 +590,7 @@ class Feeds:
                     for ticket in tickets
                 )
             elif isinstance(update, QueueStateChanged):
-                unknown = update.state.queueId not in reference.queues
+                unknown = update.state.queue_id not in reference.queues
             if unknown:
                 self._request_refresh()
                 return

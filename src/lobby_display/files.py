@@ -191,9 +191,12 @@ def write_atomically(
     mode: int = PRIVATE_FILE_MODE,
     *,
     private_parent: bool = True,
+    sync: bool = True,
 ) -> None:
     """Replace `path` with `content` (text as UTF-8) and permission bits `mode` (owner only by
     default), through a synced temp file. A link at `path` is replaced, never followed.
+    `sync=False` skips the sync, for a file rewritten every few seconds whose loss in a power
+    cut does not matter (the health files): it spares the box's flash.
 
     A missing directory is made private (0700). With `private_parent` (the display's own
     directories) an existing one that others may write to is refused (`FileRefused`); without
@@ -209,7 +212,8 @@ def write_atomically(
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
             stream.flush()
-            os.fsync(stream.fileno())
+            if sync:
+                os.fsync(stream.fileno())
         os.chmod(temporary, mode)
         os.replace(temporary, path)
     except BaseException:

@@ -1,24 +1,15 @@
 """Text in the locale on screen: gettext catalogs, Babel formatting, and the locale rotation.
 
-`LocaleText` is what a widget holds for one locale: it translates the message ids of
-`lobby_display.messages` and formats numbers, clock times, dates and "when is the next free
-slot" in the place's time zone. `LocaleRotation` says which locale is on screen at a moment.
-
-Pure: no terminal, no network. Babel's quirks handled here (see FIELD-NOTES.md): 12-hour
-defaults differ per locale (so the clock style is chosen per place with the `Hm`/`hm`
-skeletons), Babel is Gregorian only (Thai dates are rewritten into the Buddhist era), and
-`format_timedelta` rounds 55 minutes to "in 1 hour" unless its threshold is raised.
-
-Every text a `LocaleText` gives (catalog strings, Babel's numbers, dates, times and delays) has
-passed `terminal_text.for_terminal`, so it is drawn right by the kiosk's terminal (Thai SARA AM
-decomposed).
+`LocaleText` translates the screen's strings and formats numbers, times, dates and delays in the
+place's time zone, all written for the kiosk's terminal; `LocaleRotation` says which locale is
+on screen. Pure. Babel's quirks handled here: docs/architecture.md.
 """
 
 from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta, tzinfo
 from functools import lru_cache
 from pathlib import Path
@@ -37,8 +28,8 @@ from babel.dates import (
 from babel.numbers import format_decimal
 from babel.support import NullTranslations, Translations
 
-from lobby_display import messages
-from lobby_display.messages import PluralMessage
+from lobby_display import strings
+from lobby_display.strings import PluralMessage
 from lobby_display.terminal_text import for_terminal
 
 log = logging.getLogger(__name__)
@@ -47,8 +38,6 @@ log = logging.getLogger(__name__)
 LOCALE_DIR: Final = Path(__file__).parent / "locales"
 #: The gettext domain of every catalog.
 DOMAIN: Final = "lobby_display"
-#: The language of the message ids themselves.
-SOURCE_LOCALE: Final = "en_US"
 #: A first availability closer than this is said as a delay ("in 55 min"), later as a time.
 SOON: Final = timedelta(minutes=60)
 #: A first availability closer than this many calendar days is said with its weekday.
@@ -57,12 +46,8 @@ WEEK_DAYS: Final = 7
 BUDDHIST_ERA_OFFSET: Final = 543
 _BUDDHIST_ERA_NAME: Final = "พ.ศ."
 
-Clock = Literal["24h", "12h"]
-
-# Between two opening-hour ranges of a day. The CLDR list patterns of Babel 2.18 miss some
-# styles for some locales (a KeyError), so these are chosen here.
-_RANGE_SEPARATORS: Final[Mapping[str, str]] = {"zh": "、", "ja": "、", "th": " "}
-_DEFAULT_RANGE_SEPARATOR: Final = ", "
+#: How clock times are written: "24h" (14:05) or "12h" (2:05 PM).
+ClockStyle = Literal["24h", "12h"]
 
 
 @lru_cache(maxsize=64)
@@ -101,7 +86,7 @@ class LocaleText:
         self,
         locale: str,
         timezone: tzinfo | str | None = None,
-        clock: Clock = "24h",
+        clock: ClockStyle = "24h",
         *,
         directory: Path = LOCALE_DIR,
     ) -> None:
@@ -111,7 +96,7 @@ class LocaleText:
             raise ValueError(f"unknown locale {locale!r}") from None
         self.locale: Final = locale
         self.tz: Final = parse_timezone(timezone)
-        self.clock_style: Final[Clock] = clock
+        self.clock_style: Final[ClockStyle] = clock
         self.catalog: Final = load_catalog(locale, directory)
         self._buddhist = self.babel_locale.language == "th"
         # CLDR's abbreviated Korean day periods are "AM"/"PM"; Korean signs say 오전/오후.
@@ -197,11 +182,6 @@ class LocaleText:
         """An opening-hours range: "09:00–12:30"."""
         return f"{self.clock(start)}–{self.clock(end)}"
 
-    def day_hours(self, ranges: Iterable[tuple[datetime, datetime]]) -> str:
-        """Several ranges of one day: "09:00–12:30, 14:00–17:00" ("" when there are none)."""
-        separator = _RANGE_SEPARATORS.get(self.babel_locale.language, _DEFAULT_RANGE_SEPARATOR)
-        return separator.join(self.hours(start, end) for start, end in ranges)
-
     def in_minutes(self, minutes: int) -> str:
         """A short delay ahead: "in 5 min.", "dans 5 min", "5分钟后" (never rounded to hours)."""
         return for_terminal(
@@ -225,7 +205,7 @@ class LocaleText:
         """
         delta = moment - now
         if delta <= timedelta(0):
-            return self.text(messages.NOW)
+            return self.text(strings.NOW)
         # A slot 30 s ahead reads "in 1 min": round up, never down to "now".
         minutes = math.ceil(delta.total_seconds() / 60)
         if minutes < SOON.total_seconds() / 60:
@@ -241,7 +221,7 @@ class LocaleText:
     def next_slot(self, moment: datetime | None, now: datetime) -> str:
         """The wording of a queue's first availability; "no slot available" for None."""
         if moment is None:
-            return self.text(messages.NO_SLOT)
+            return self.text(strings.NO_SLOT)
         return self.when(moment, now)
 
     # --- helpers ---------------------------------------------------------------------------------
@@ -360,19 +340,13 @@ class LocaleRotation:
         """The locale on screen at `now`."""
         return self.locales[self.index(now)]
 
-    def next_change(self, now: float) -> float | None:
-        """The clock reading at which the locale next changes; None with a single locale."""
-        if len(self.locales) == 1:
-            return None
-        return self.start + (self._slot(now) + 1) * self.period
-
 
 __all__ = [
     "BUDDHIST_ERA_OFFSET",
     "DOMAIN",
     "LOCALE_DIR",
     "SOON",
-    "Clock",
+    "ClockStyle",
     "LocaleRotation",
     "LocaleText",
     "buddhist_pattern",

@@ -1,13 +1,8 @@
 """`lobby-display run`: the kiosk, with feeds, board, screen, sound and systemd wired together.
 
-The screen comes up at once and waits for no network (an offline boot still shows the last
-board, marked out of date, and says what is wrong); `READY=1` goes out when it is drawn. The
-feeds start first, while the screen's code (Textual and the widgets, half of the start-up) is
-imported on a helper thread, so the network's round trips overlap that work; what they bring
-before the screen is up is handed to it at once. The feeds then run as the app's source of
-updates; every second the UI loop pings the watchdog and saves the board (when it changed, at
-most every `state.SAVE_INTERVAL_SECONDS`); new calls go to the announcer; feed health goes to
-`systemctl status`. SIGUSR1 writes a screenshot for `lobby-display screenshot`.
+The screen comes up at once and waits for no network; the feeds are its source of updates. The
+process (signals, reload, screenshot), the watchdog, the saved board, the sound, the health and
+the flight recorder are wired here; the screen only hears `exit()` and `reload_settings()`.
 """
 
 from __future__ import annotations
@@ -15,24 +10,28 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-import functools
 import importlib
 import logging
-import signal
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lobby_display.auth import CredentialsError
-from lobby_display.backoff import Backoff
 from lobby_display.board import Board, BoardSettings
-from lobby_display.client import DisplayClient
-from lobby_display.config import ConfigError, Settings
-from lobby_display.feeds import Feeds, FeedTiming, load_reference
+from lobby_display.config import Settings
+from lobby_display.monitoring import Monitor
+from lobby_display.process import (
+    answer_screenshots,
+    reload_config,
+    screenshot_signal_path,
+    take_signals,
+)
+from lobby_display.recording import FlightRecorder, flight_recorder
 from lobby_display.service import Notifier, setup_logging, status_text, watchdog_period
+from lobby_display.source import Emit, feeds_source
 from lobby_display.state import BoardStore
-from lobby_display.updates import Call, Feed, FeedHealth, FeedStatus, Update
+from lobby_display.updates import Call, FeedHealth, Update
 
 if TYPE_CHECKING:
     from lobby_display.announce import Announcer
@@ -44,67 +43,6 @@ SCREEN_MODULE = "lobby_display.app"
 
 log = logging.getLogger(__name__)
 
-Emit = Callable[[Update], None]
-ClientFactory = Callable[[Settings], DisplayClient]
-
-
-def kiosk_client(settings: Settings) -> DisplayClient:
-    """The kiosk's REST client: developer tokens signed apart, so cryptography never loads here."""
-    return DisplayClient.from_settings(settings, sign_apart=True)
-
-
-def feeds_source(
-    settings: Settings,
-    *,
-    client_factory: ClientFactory = kiosk_client,
-    see: Emit | None = None,
-    known_ids: tuple[Sequence[str], Sequence[str]] = ((), ()),
-    timing: FeedTiming | None = None,
-) -> Source:
-    """The app's source of updates: the place's three feeds, with their reference data.
-
-    Credentials that cannot be read (a missing or unsafe key file) do not stop the screen: the
-    feeds report "refused" with the reason, and the file is read again after the reconnect
-    policy's delay (`lobby_display.backoff`: 1 s doubling to 30 s, jittered). `see`, when
-    given, is shown every update too (the `screenshot` command watches for live feeds).
-    `known_ids` are the queue and counter ids of the place at the last run (`saved_ids`): the
-    streams open with them while the reference data loads. `timing`: the feeds' reconnection
-    delays and limits (`FeedTiming()`'s by default; the reliability suite shortens them).
-    """
-    place_id = settings.place.id
-    langs = list(settings.display.locales)
-
-    async def source(emit: Emit) -> None:
-        def both(update: Update) -> None:
-            if see is not None:
-                see(update)
-            emit(update)
-
-        backoff = Backoff()
-        while True:
-            try:
-                client = client_factory(settings)
-            except (CredentialsError, ConfigError) as problem:
-                refused(both, f"credentials: {problem}")
-                await asyncio.sleep(backoff.next_delay())
-                continue
-            backoff.reset()
-            async with client:
-                feeds = Feeds(
-                    client,
-                    functools.partial(load_reference, client, place_id, langs),
-                    both,
-                    queue_ids=settings.place.queues,
-                    counter_ids=settings.place.counters,
-                    langs=langs,
-                    refresh_every=settings.service.reference_refresh_minutes * 60,
-                    known_ids=known_ids,
-                    timing=timing,
-                )
-                await feeds.run()
-
-    return source
-
 
 def saved_ids(board: Board | None) -> tuple[list[str], list[str]]:
     """The queue and counter ids a restored board shows (none without a board)."""
@@ -115,17 +53,10 @@ def saved_ids(board: Board | None) -> tuple[list[str], list[str]]:
     ]
 
 
-def refused(emit: Emit, error: str, feeds: Sequence[Feed] = tuple(Feed)) -> None:
-    """Report every feed as refused, with `error` (already free of secrets) as the reason."""
-    log.error("%s", error)
-    now = datetime.now(UTC)
-    for feed in feeds:
-        emit(FeedHealth(feed=feed, status=FeedStatus.REFUSED, at=now, error=error))
-
-
 @dataclass
 class Kiosk:
-    """What runs beside the screen: systemd notifications, the saved board, the announcer."""
+    """What runs beside the screen: the process's signals, systemd notifications, the saved
+    board, the announcer."""
 
     settings: Settings
     notifier: Notifier = field(default_factory=Notifier)
@@ -134,13 +65,22 @@ class Kiosk:
     watchdog_every: float | None = None
     app: LobbyApp | None = None
     """The screen, once built (the SIGUSR1 screenshot reads it)."""
+    monitor: Monitor | None = None
+    """Writes the health for `lobby-display status` and node-exporter (monitoring.py)."""
+    flight: FlightRecorder | None = None
+    """Keeps the feeds' last minutes in the state directory (`[state] record_minutes`)."""
     _last_watchdog: float = 0.0
     _tasks: set[asyncio.Task[None]] = field(default_factory=set)
+    _undo_signals: Callable[[], None] | None = None
 
     def __post_init__(self) -> None:
         if self.store is None:
             self.store = BoardStore(self.settings.state_directory(), self.settings.place.id)
         self.watchdog_every = watchdog_period()
+        if self.monitor is None:
+            self.monitor = Monitor(self.settings)
+        if self.flight is None:
+            self.flight = flight_recorder(self.settings)
 
     def restored_board(self) -> Board | None:
         """The board saved before the last stop, shown out of date until the feeds are live."""
@@ -148,16 +88,31 @@ class Kiosk:
         return self.store.load(BoardSettings.from_settings(self.settings), datetime.now(UTC))
 
     def hooks(self) -> AppHooks:
-        """The app's hooks into systemd, the store and the announcer."""
+        """The app's hooks into the process, systemd, the store and the announcer."""
         from lobby_display.app import AppHooks
 
         return AppHooks(
+            started=self.started,
+            stopped=self.stopped,
             ready=self.ready,
             tick=self.tick,
             calls=self.calls,
             health=self.health,
-            reloaded=self.reloaded,
         )
+
+    def started(self, app: LobbyApp) -> None:
+        """The screen is mounted (on its loop, before its first frame): SIGTERM and SIGINT end
+        it, SIGHUP reloads the configuration (`process.take_signals`; the PID file under
+        systemd)."""
+        self._undo_signals = take_signals(
+            app.exit, lambda: self.reload(app), terminal=not app.is_headless
+        )
+
+    def stopped(self, app: LobbyApp) -> None:
+        """The screen is gone: the signals' handlers and the PID file go with it."""
+        undo, self._undo_signals = self._undo_signals, None
+        if undo is not None:
+            undo()
 
     def ready(self) -> None:
         """The screen is up: tell systemd, start the sound, answer SIGUSR1 with a screenshot."""
@@ -173,7 +128,7 @@ class Kiosk:
         if self.announcer is not None:
             self._spawn(self.announcer.start())
         if self.app is not None:
-            self.install_screenshot_handler(self.app)
+            answer_screenshots(self.app.export_screenshot, self.screenshot_path)
 
     def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(work)
@@ -181,7 +136,7 @@ class Kiosk:
         task.add_done_callback(self._tasks.discard)
 
     def tick(self, app: LobbyApp) -> None:
-        """Every second on the UI loop: the watchdog ping and the (spaced) board save."""
+        """Every second on the UI loop: the watchdog ping, the (spaced) board save and health."""
         if self.watchdog_every is not None:
             now = loop_time()
             if now - self._last_watchdog >= self.watchdog_every:
@@ -189,9 +144,13 @@ class Kiosk:
                 self.notifier.watchdog()
         assert self.store is not None
         self.store.save(app.board, datetime.now(UTC), wait=False)
+        if self.monitor is not None:
+            self.monitor.tick(app.board)
 
     def calls(self, calls: list[Call]) -> None:
-        """New calls and recalls, in order, to the announcer."""
+        """New calls and recalls, in order, to the announcer (and counted as shown)."""
+        if self.monitor is not None:
+            self.monitor.calls(len(calls))
         if self.announcer is not None:
             for call in calls:
                 self.announcer.submit(call)
@@ -215,15 +174,22 @@ class Kiosk:
         ]
         self.notifier.status(status_text(reports))
 
-    def reloaded(self, settings: Settings) -> None:
-        """New settings after SIGHUP: sound follows them; the service section needs a restart.
+    def reload(self, app: LobbyApp) -> None:
+        """SIGHUP: read the config file again and apply it to the screen and the sound.
 
-        systemd hears `RELOADING=1` then `READY=1` (service.py's protocol; `Type=notify-reload`
-        waits for them), the screen's new settings being applied by then.
+        A bad file keeps the running settings (the reason is logged). systemd hears
+        `RELOADING=1` then `READY=1` (`Type=notify-reload` waits for them), the new settings
+        being applied by then; the `[service]` section needs a restart.
         """
+        settings, problem = reload_config(None, app.settings)
+        if problem is not None:
+            return
         self.notifier.reloading()
         try:
+            app.reload_settings(settings)
             self._reload_sound(settings)
+        except Exception:  # the screen goes on with what it could apply
+            log.exception("the new settings could not all be applied")
         finally:
             self.notifier.ready()
 
@@ -243,21 +209,9 @@ class Kiosk:
             self._spawn(old.stop())
         self._spawn(self.announcer.start())
 
-    def install_screenshot_handler(self, app: LobbyApp) -> None:
-        """SIGUSR1: write what the screen shows to the file `lobby-display screenshot` reads."""
-
-        def answer() -> None:
-            # Imported at the first request: most displays are never asked for a screenshot.
-            from lobby_display.ops.screenshot import export_screen, screenshot_signal_path
-
-            path = screenshot_signal_path(self.settings)
-            try:
-                export_screen(app, path)
-            except OSError as error:
-                log.warning("cannot write the screenshot %s: %s", path, error.strerror)
-
-        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-            asyncio.get_running_loop().add_signal_handler(signal.SIGUSR1, answer)
+    def screenshot_path(self) -> Path:
+        """Where SIGUSR1 writes what the screen shows (`lobby-display screenshot` reads it)."""
+        return screenshot_signal_path(self.settings)
 
 
 def loop_time() -> float:
@@ -269,7 +223,12 @@ def build_app(settings: Settings, kiosk: Kiosk | None = None) -> LobbyApp:
     """The kiosk's app: restored board, live feeds, hooks."""
     kiosk = kiosk or Kiosk(settings)
     board = kiosk.restored_board()
-    return _screen(settings, kiosk, board, feeds_source(settings, known_ids=saved_ids(board)))
+    return _screen(
+        settings,
+        kiosk,
+        board,
+        feeds_source(settings, known_ids=saved_ids(board), observer=kiosk.flight),
+    )
 
 
 def _screen(
@@ -347,7 +306,9 @@ async def _start(settings: Settings, kiosk: Kiosk) -> tuple[EarlyFeeds, Board | 
     screen = asyncio.ensure_future(asyncio.to_thread(importlib.import_module, SCREEN_MODULE))
     try:
         board = kiosk.restored_board()
-        feeds = EarlyFeeds(feeds_source(settings, known_ids=saved_ids(board)))
+        feeds = EarlyFeeds(
+            feeds_source(settings, known_ids=saved_ids(board), observer=kiosk.flight)
+        )
     finally:
         await screen
     log.debug("screen code imported; %d updates came before the screen", feeds.kept)
@@ -374,4 +335,6 @@ def run(settings: Settings) -> int:
             kiosk.notifier.stopping()
             assert kiosk.store is not None
             kiosk.store.save(app.board, datetime.now(UTC), force=True)
+            if kiosk.flight is not None:
+                kiosk.flight.close()
     return app.return_code or 0

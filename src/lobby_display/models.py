@@ -1,15 +1,8 @@
 """Display-service records as pydantic models: a tolerant reader that cleans every string.
 
-This is the boundary where network data enters the program. Everything past it can trust that:
-
-- ids are strings, names are maps of locale to text, date-times are timezone-aware;
-- unknown fields are ignored and optional fields may be missing (the spec leaves much unsaid);
-- the legacy queue-state names `opened` and `full` mean `bookingIsOpened` and `queueIsFull`;
-- every string that can reach the screen has been cleaned by `clean_text`: no control or format
-  characters (so no escape sequences and no bidi overrides), NFC, a capped length, and written
-  for the kiosk's terminal (Thai SARA AM decomposed, see `terminal_text`).
-
-Markup is *not* escaped here: the text stays literal, and the UI renders it without markup.
+The boundary where network data enters: past it, ids are strings, names locale maps, date-times
+timezone-aware, and every string that can reach the screen has passed `clean_text` (what that
+guarantees: docs/architecture.md). Markup is not escaped: the UI draws text literally.
 """
 
 from __future__ import annotations
@@ -20,7 +13,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime, timedelta, timezone
 from enum import IntEnum
-from typing import Annotated, Any, Final, TypeVar
+from typing import Annotated, Any, Final, Literal, TypeVar, get_args
 
 from pydantic import (
     AliasChoices,
@@ -31,23 +24,16 @@ from pydantic import (
     ValidationError,
     field_validator,
 )
+from pydantic.alias_generators import to_camel
 
 from lobby_display.terminal_text import for_terminal
 
 log = logging.getLogger(__name__)
 
 #: The nine locale codes of the booking service's conventions, in the spec's order.
-LOCALES: Final[tuple[str, ...]] = (
-    "fr_FR",
-    "en_US",
-    "es_ES",
-    "de_DE",
-    "zh_CN",
-    "zh_TW",
-    "ja_JP",
-    "ko_KR",
-    "th_TH",
-)
+Locale = Literal["fr_FR", "en_US", "es_ES", "de_DE", "zh_CN", "zh_TW", "ja_JP", "ko_KR", "th_TH"]
+#: Every `Locale`, in the spec's order.
+LOCALES: Final[tuple[Locale, ...]] = get_args(Locale)
 
 #: Longest name kept (queue, place, counter, endpoint, appointment type). Longer ones are cut.
 MAX_NAME_LENGTH: Final = 120
@@ -299,9 +285,12 @@ Count = Annotated[int, BeforeValidator(_count)]
 
 
 class Record(BaseModel):
-    """Base of every record read from the service: unknown fields ignored, names by alias."""
+    """Base of every record read from the service: unknown fields ignored; attributes in
+    snake_case, read (and written) under the wire's camelCase names."""
 
-    model_config = ConfigDict(extra="ignore", populate_by_name=True, frozen=True)
+    model_config = ConfigDict(
+        extra="ignore", populate_by_name=True, frozen=True, alias_generator=to_camel
+    )
 
 
 _R = TypeVar("_R", bound=Record)
@@ -311,18 +300,20 @@ def keyed(model: type[_R], payload: object, id_field: str) -> dict[str, _R]:
     """Read a collection (an object keyed by id, or a list) into records keyed by id.
 
     Entries that are not valid records are skipped with a log line, so one bad entry does not
-    blank the whole screen. The key of an entry fills its id field when the record lacks one.
+    blank the whole screen. The key of an entry fills its id field (`id_field`, a field's name:
+    "queue_id") when the record lacks one.
     """
+    wire_key = model.model_fields[id_field].alias or id_field
     if isinstance(payload, Mapping):
         items: Iterable[tuple[object, object]] = payload.items()
     elif isinstance(payload, list):
         items = ((None, item) for item in payload)
     else:
-        raise ValueError(f"expected an object keyed by {id_field} or a list")
+        raise ValueError(f"expected an object keyed by {wire_key} or a list")
     records: dict[str, _R] = {}
     for key, item in items:
-        if isinstance(item, Mapping) and key is not None and not item.get(id_field):
-            item = {**item, id_field: key}
+        if isinstance(item, Mapping) and key is not None and not item.get(wire_key):
+            item = {**item, wire_key: key}
         try:
             record = model.model_validate(item)
         except ValidationError as error:
@@ -349,19 +340,11 @@ class GpsPosition(Record):
     lng: float | None = None
 
 
-class Company(Record):
-    """A company, owner of places."""
-
-    companyId: Id
-    name: Names = Field(default_factory=dict)
-    language: CleanCode = ""
-
-
 class Place(Record):
     """A place: the building whose waiting room the screen is in."""
 
-    placeId: Id
-    companyId: Id = ""
+    place_id: Id
+    company_id: Id = ""
     name: Names = Field(default_factory=dict)
     address: CleanName = ""
     city: CleanName = ""
@@ -381,36 +364,36 @@ class QueuePauseState(Record):
 class AppointmentType(Record):
     """A kind of appointment offered by a queue."""
 
-    appointmentTypeId: Id
+    appointment_type_id: Id
     name: Names = Field(default_factory=dict)
 
 
 class Queue(Record):
     """A queue of a place (reference data: names, appointment types)."""
 
-    queueId: Id
-    placeId: Id = ""
-    companyId: Id = ""
+    queue_id: Id
+    place_id: Id = ""
+    company_id: Id = ""
     name: Names = Field(default_factory=dict)
     language: CleanCode = ""
     timezone: CleanCode = ""
     state: QueuePauseState | None = None
     position: GpsPosition | None = None
-    appointmentTypes: dict[str, AppointmentType] = Field(default_factory=dict)
+    appointment_types: dict[str, AppointmentType] = Field(default_factory=dict)
 
-    @field_validator("appointmentTypes", mode="before")
+    @field_validator("appointment_types", mode="before")
     @classmethod
     def _appointment_types(cls, value: object) -> object:
         if value is None:
             return {}
-        return keyed(AppointmentType, value, "appointmentTypeId")
+        return keyed(AppointmentType, value, "appointment_type_id")
 
 
 class CounterInfos(Record):
     """The `infos` of a counter: its value and when it next restarts from zero."""
 
     value: float = 0
-    nextRestart: OptionalDateTime = None
+    next_restart: OptionalDateTime = None
 
     @field_validator("value", mode="before")
     @classmethod
@@ -421,9 +404,9 @@ class CounterInfos(Record):
 class Counter(Record):
     """A counter of people or tickets; its id equals a queue id."""
 
-    counterId: Id
-    placeId: Id = ""
-    companyId: Id = ""
+    counter_id: Id
+    place_id: Id = ""
+    company_id: Id = ""
     name: Names = Field(default_factory=dict)
     language: CleanCode = ""
     timezone: CleanCode = ""
@@ -433,9 +416,9 @@ class Counter(Record):
 class Endpoint(Record):
     """An endpoint: the desk, window or room a ticket is called to."""
 
-    endpointId: Id
-    queueId: Id = ""
-    placeId: Id = ""
+    endpoint_id: Id
+    queue_id: Id = ""
+    place_id: Id = ""
     name: Names = Field(default_factory=dict)
     #: Values 0 and 2 appear; their meaning is not given by the spec, so nothing depends on it.
     state: int | None = None
@@ -444,30 +427,30 @@ class Endpoint(Record):
 class TimeSlot(Record):
     """A time slot of a place."""
 
-    startAt: DateTime
-    endAt: DateTime
+    start_at: DateTime
+    end_at: DateTime
 
 
 class QueueTimeslot(Record):
     """Opening hours of a queue (`dayQueueTimeslot`, `nextQueueTimeslot`)."""
 
-    startTime: DateTime
-    endTime: DateTime
+    start_time: DateTime
+    end_time: DateTime
 
 
 class QueueLengthPart(Record):
     """Waiting tickets and people (for one appointment type or in total)."""
 
-    queueTicketLength: Count = 0
-    queuePeopleLength: Count = 0
+    queue_ticket_length: Count = 0
+    queue_people_length: Count = 0
 
 
 class QueueLength(QueueLengthPart):
     """Waiting tickets and people of a queue, in total and per appointment type."""
 
-    byAppointmentType: dict[str, QueueLengthPart] = Field(default_factory=dict)
+    by_appointment_type: dict[str, QueueLengthPart] = Field(default_factory=dict)
 
-    @field_validator("byAppointmentType", mode="before")
+    @field_validator("by_appointment_type", mode="before")
     @classmethod
     def _by_type(cls, value: object) -> object:
         if isinstance(value, Mapping):
@@ -500,31 +483,32 @@ def _first_availabilities(value: object) -> dict[str, dict[int, datetime | None]
 class QueueState(Record):
     """The live state of a queue: flags, waiting counts, first availabilities, opening hours."""
 
-    queueId: Id = ""
-    bookingIsOpened: bool | None = Field(
-        default=None, validation_alias=AliasChoices("bookingIsOpened", "opened")
+    queue_id: Id = ""
+    booking_is_opened: bool | None = Field(
+        default=None,
+        validation_alias=AliasChoices("bookingIsOpened", "opened", "booking_is_opened"),
     )
-    queueIsOpened: bool | None = None
-    queueIsFull: bool | None = Field(
-        default=None, validation_alias=AliasChoices("queueIsFull", "full")
+    queue_is_opened: bool | None = None
+    queue_is_full: bool | None = Field(
+        default=None, validation_alias=AliasChoices("queueIsFull", "full", "queue_is_full")
     )
-    queueIsFullForTheDay: bool | None = None
-    queueIsFullForFifo: bool | None = None
-    queueIsFullForAppointment: bool | None = None
+    queue_is_full_for_the_day: bool | None = None
+    queue_is_full_for_fifo: bool | None = None
+    queue_is_full_for_appointment: bool | None = None
     pause: bool | None = None
-    queueLength: QueueLength = Field(default_factory=QueueLength)
-    allFirstAvailabilities: Annotated[
+    queue_length: QueueLength = Field(default_factory=QueueLength)
+    all_first_availabilities: Annotated[
         dict[str, dict[int, datetime | None]], BeforeValidator(_first_availabilities)
     ] = Field(default_factory=dict)
-    dayQueueTimeslot: list[QueueTimeslot] = Field(default_factory=list)
-    nextQueueTimeslot: QueueTimeslot | None = None
+    day_queue_timeslot: list[QueueTimeslot] = Field(default_factory=list)
+    next_queue_timeslot: QueueTimeslot | None = None
 
-    @field_validator("queueLength", mode="before")
+    @field_validator("queue_length", mode="before")
     @classmethod
     def _length(cls, value: object) -> object:
         return {} if value is None else value
 
-    @field_validator("dayQueueTimeslot", mode="before")
+    @field_validator("day_queue_timeslot", mode="before")
     @classmethod
     def _day_slots(cls, value: object) -> object:
         if value is None:
@@ -539,7 +523,7 @@ class QueueState(Record):
             return slots
         return value
 
-    @field_validator("nextQueueTimeslot", mode="before")
+    @field_validator("next_queue_timeslot", mode="before")
     @classmethod
     def _next_slot(cls, value: object) -> object:
         if not value:
@@ -600,16 +584,15 @@ RefField = Annotated[Ref, BeforeValidator(_ref)]
 class PositionCount(Record):
     """A position in people and in tickets."""
 
-    nbPeople: Count = 0
-    nbTickets: Count = 0
+    nb_people: Count = 0
+    nb_tickets: Count = 0
 
 
 class TicketPosition(Record):
     """Position of a ticket, on the queue and on its endpoint."""
 
-    global_: PositionCount = Field(
-        default_factory=PositionCount, validation_alias=AliasChoices("global", "global_")
-    )
+    queue: PositionCount = Field(default_factory=PositionCount, alias="global")
+    """On the whole queue (the wire's `global`)."""
     endpoint: PositionCount = Field(default_factory=PositionCount)
 
 
@@ -625,51 +608,51 @@ def _ticket_position(value: object) -> object:
 class Timeline(Record):
     """When each step of a ticket's life happened (None when it has not)."""
 
-    bookedAt: OptionalDateTime = None
-    inToConfirmAt: OptionalDateTime = None
-    initialBookedFor: OptionalDateTime = None
-    estimatedFor: OptionalDateTime = None
-    alertedAt: OptionalDateTime = None
-    calledAt: OptionalDateTime = None
-    inProgressAt: OptionalDateTime = None
-    estimatedDoneAt: OptionalDateTime = None
-    onHoldAt: OptionalDateTime = None
-    noShowAt: OptionalDateTime = None
-    cancelledAt: OptionalDateTime = None
-    doneAt: OptionalDateTime = None
-    recalledAt: DateTimeList = Field(default_factory=list)
+    booked_at: OptionalDateTime = None
+    in_to_confirm_at: OptionalDateTime = None
+    initial_booked_for: OptionalDateTime = None
+    estimated_for: OptionalDateTime = None
+    alerted_at: OptionalDateTime = None
+    called_at: OptionalDateTime = None
+    in_progress_at: OptionalDateTime = None
+    estimated_done_at: OptionalDateTime = None
+    on_hold_at: OptionalDateTime = None
+    no_show_at: OptionalDateTime = None
+    cancelled_at: OptionalDateTime = None
+    done_at: OptionalDateTime = None
+    recalled_at: DateTimeList = Field(default_factory=list)
 
 
 class Ticket(Record):
     """A ticket of a queue (booking-service-v2.md)."""
 
-    ticketId: Id
+    ticket_id: Id
     label: CleanLabel = ""
     queue: RefField = Field(default_factory=Ref)
     place: RefField = Field(default_factory=Ref)
-    userId: OptionalId = None
-    appointmentType: RefField = Field(default_factory=Ref)
+    user_id: OptionalId = None
+    appointment_type: RefField = Field(default_factory=Ref)
     state: int = TicketState.BOOKED
-    isAnAppointment: bool = False
-    groupSize: Count = 1
+    is_an_appointment: bool = False
+    group_size: Count = 1
     duration: float | None = None
-    ticketPosition: Annotated[TicketPosition, BeforeValidator(_ticket_position)] = Field(
+    ticket_position: Annotated[TicketPosition, BeforeValidator(_ticket_position)] = Field(
         default_factory=TicketPosition
     )
-    recalledCount: Count = 0
+    recalled_count: Count = 0
     lang: CleanCode = ""
     timeline: Timeline = Field(default_factory=Timeline)
-    extraInfos: dict[str, Any] = Field(default_factory=dict)
+    extra_infos: dict[str, Any] = Field(default_factory=dict)
     endpoint: RefField = Field(default_factory=Ref)
     #: A free map from the service; never rendered.
-    extendedAttributes: dict[str, Any] = Field(default_factory=dict)
+    extended_attributes: dict[str, Any] = Field(default_factory=dict)
 
     @field_validator("timeline", mode="before")
     @classmethod
     def _timeline(cls, value: object) -> object:
         return {} if value is None else value
 
-    @field_validator("extraInfos", "extendedAttributes", mode="before")
+    @field_validator("extra_infos", "extended_attributes", mode="before")
     @classmethod
     def _free_map(cls, value: object) -> object:
         return value if isinstance(value, Mapping) else {}
@@ -683,9 +666,9 @@ class Ticket(Record):
 class TicketPage(Record):
     """A page of tickets: the first message of the tickets feed and the REST ticket routes."""
 
-    totalCount: Count = 0
+    total_count: Count = 0
     page: Count = 1
-    pageSize: Count = 20
+    page_size: Count = 20
     tickets: list[Ticket] = Field(default_factory=list)
 
     @field_validator("tickets", mode="before")
@@ -693,15 +676,15 @@ class TicketPage(Record):
     def _tickets(cls, value: object) -> object:
         if value is None:
             return []
-        return list(keyed(Ticket, value, "ticketId").values())
+        return list(keyed(Ticket, value, "ticket_id").values())
 
 
 class Envelope(Record):
     """The SSE event envelope `{resource, actionCategory, actionName, data}`."""
 
     resource: CleanCode = ""
-    actionCategory: CleanCode = ""
-    actionName: CleanCode = ""
+    action_category: CleanCode = ""
+    action_name: CleanCode = ""
     data: Any = None
 
 
@@ -709,5 +692,6 @@ class ServiceError(Record):
     """The error body `{error, error_description, error_uri}` of the services."""
 
     error: CleanName = ""
-    error_description: CleanName = ""
-    error_uri: CleanName = ""
+    # OAuth's names, snake_case on the wire too.
+    error_description: CleanName = Field(default="", alias="error_description")
+    error_uri: CleanName = Field(default="", alias="error_uri")

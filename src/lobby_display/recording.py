@@ -1,16 +1,8 @@
-"""Recordings of a place's feeds: the file format (gzip JSON lines), its writer, reader and the
+"""Recordings of a place's feeds: the format (gzip JSON lines), its writer and reader, and the
 kiosk's flight recorder.
 
-A recording starts with a `start` line (the place, the locales, the queues and counters
-followed), then one line per thing that arrived, in order, with its arrival time: a feed's
-`message` (its data exactly as the service sent it; `first` marks a connection's first message,
-a snapshot) and the `answer` of a REST route (its path under `/v1`, its query and its JSON).
-No key, token or credential is written: the query parameter `key` and its kin are dropped, and
-every string passes through `redaction.redact`. The reader is tolerant: a bad line is skipped
-and logged with its number; a file cut short (a kiosk that lost power) keeps what it holds.
-
-The flight recorder keeps the last `[state] record_minutes` in `flight/` under the state
-directory, as files of a few minutes each (`flight_files`), within a byte cap.
+Each feed message and REST answer with its arrival time, never a key, token or credential; the
+reader is tolerant. The format and the flight recorder: docs/operations.md.
 """
 
 from __future__ import annotations
@@ -20,20 +12,25 @@ import gzip
 import json
 import logging
 import os
+import queue
 import re
+import threading
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import IO, Annotated, Any, Final, Literal
+from typing import IO, TYPE_CHECKING, Annotated, Any, Final, Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from lobby_display import __version__
-from lobby_display.redaction import redact
-from lobby_display.updates import Feed
+from lobby_display.redaction import may_hold_secret, redact
+from lobby_display.updates import Clock, Feed, utc_now
+
+if TYPE_CHECKING:
+    from lobby_display.config import Settings
 
 log = logging.getLogger(__name__)
 
@@ -50,16 +47,12 @@ FLIGHT_SUFFIX: Final = ".jsonl.gz"
 _FLIGHT_NAME: Final = re.compile(r"^flight-\d{8}T\d{6}(?:\.\d{6})?Z(?:-\d+)?\.jsonl\.gz$")
 #: Default byte cap of the flight recorder (all its files together).
 DEFAULT_FLIGHT_BYTES: Final = 16 * 1024 * 1024
+#: REST routes whose answers the flight recorder does not repeat in each file (the tickets'
+#: checkpoint holds them all).
+_TICKET_ROUTES: Final = "/queues/tickets/"
 #: Seconds between flushes of a recording to disk (a line older than that survives a crash).
 FLUSH_EVERY: Final = 1.0
-
-Clock = Callable[[], datetime]
-
-
-def utc_now() -> datetime:
-    """The default clock: now, in UTC."""
-    return datetime.now(UTC)
-
+_FLUSH_DELTA: Final = timedelta(seconds=FLUSH_EVERY)
 
 # --- the lines --------------------------------------------------------------------------------
 
@@ -121,10 +114,15 @@ def clean_query(query: Mapping[str, str]) -> dict[str, str]:
     return {name: value for name, value in query.items() if name.lower() not in SECRET_NAMES}
 
 
+def mask(text: str) -> str:
+    """`text` with every secret masked (`redaction.redact`, skipped when none can be in it)."""
+    return redact(text) if may_hold_secret(text) else text
+
+
 def scrub(value: Any) -> Any:
     """A JSON value with secret fields dropped and every string's secrets masked."""
     if isinstance(value, str):
-        return redact(value)
+        return mask(value)
     if isinstance(value, Mapping):
         return {
             str(name): scrub(item)
@@ -166,9 +164,9 @@ class RecordingWriter:
         """Bytes written since the last flush (not yet counted in `size`)."""
         self.lines = 0
 
-    def write(self, line: Start | Message | Answer) -> int:
-        """Write one line; returns its size before compression."""
-        data = dump_line(line)
+    def write(self, line: Start | Message | Answer | bytes) -> int:
+        """Write one line (or its `dump_line` bytes); returns its size before compression."""
+        data = line if isinstance(line, bytes) else dump_line(line)
         self._gzip.write(data)
         self.pending += len(data)
         self.lines += 1
@@ -201,7 +199,7 @@ class Recorder:
 
     def message(self, feed: Feed, data: str, first: bool) -> None:
         """A feed's message arrived (its data as sent)."""
-        self.write(Message(at=self.clock(), feed=feed, first=first, data=redact(data)))
+        self.write(Message(at=self.clock(), feed=feed, first=first, data=mask(data)))
 
     def follow(self, feed: Feed, records: Callable[[], Any]) -> None:
         """A feed's connection is live: `records()` gives its records now, as a first message."""
@@ -225,23 +223,41 @@ class Recorder:
 class FileRecorder(Recorder):
     """Records into one file (`lobby-display record`)."""
 
-    def __init__(self, path: Path, start: Start, clock: Clock = utc_now) -> None:
+    def __init__(
+        self,
+        path: Path,
+        start: Start,
+        clock: Clock = utc_now,
+        on_failure: Callable[[OSError], None] | None = None,
+    ) -> None:
         super().__init__(clock)
         self.writer = RecordingWriter(path)
         self.writer.write(start)
         self.writer.flush()
         self._flushed_at = clock()
         self.counts: dict[str, int] = {"message": 0, "answer": 0}
+        self.failure: OSError | None = None
+        """Why the file could not be written (a full disk), once it happened; nothing more is
+        written then, and `on_failure` was called."""
+        self.on_failure = on_failure
 
     def write(self, line: Message | Answer) -> None:
-        self.writer.write(line)
+        if self.failure is not None:
+            return
+        try:
+            self.writer.write(line)
+            if (line.at - self._flushed_at).total_seconds() >= FLUSH_EVERY:
+                self.writer.flush()
+                self._flushed_at = line.at
+        except OSError as error:
+            self.failure = error
+            if self.on_failure is not None:
+                self.on_failure(error)
+            return
         self.counts[line.kind] += 1
-        if (line.at - self._flushed_at).total_seconds() >= FLUSH_EVERY:
-            self.writer.flush()
-            self._flushed_at = line.at
 
     def close(self) -> None:
-        """Finish the file."""
+        """Finish the file (raises OSError when it cannot be)."""
         self.writer.close()
 
 
@@ -368,14 +384,29 @@ def _flight_name(at: datetime) -> str:
     return f"{FLIGHT_PREFIX}{at.astimezone(UTC).strftime('%Y%m%dT%H%M%S.%fZ')}{FLIGHT_SUFFIX}"
 
 
+@dataclass(frozen=True, slots=True)
+class _NewFile:
+    """The writer's order to start a new file (and what it begins with)."""
+
+    at: datetime
+    generation: int
+    answers: list[bytes]
+    records: list[tuple[Feed, Any]]
+
+
 class FlightRecorder(Recorder):
     """The kiosk's last minutes of feeds, in files of a few minutes, within a byte cap.
 
-    A file is closed when it covers `chunk` of time or reaches a quarter of the cap; files whose
-    time is past the window, then the oldest ones while the closed files hold more than three
-    quarters of the cap, are deleted: the files together never exceed `max_bytes`. Each file
-    starts with the start line and a checkpoint of each live feed (its records as the display
-    knows them then, as a first message), so that it replays on its own.
+    A file is closed when it covers `chunk` of time or could reach a quarter of the cap; files
+    whose time is past the window, then the oldest ones while the closed files hold more than
+    three quarters of the cap, are deleted: the files together never exceed `max_bytes`. Each
+    file starts with the start line, the latest answer of each REST route (the place, its
+    names), and a checkpoint of each live feed (its records as the display knows them then, as
+    a first message), so that it replays on its own.
+
+    The feeds call it on the screen's loop: there it only serialises the line and decides when
+    a file ends; compression, the checkpoints' JSON, the files and their pruning are the work of
+    a thread of its own (started at the first line), so that none of it holds the screen.
     """
 
     def __init__(
@@ -394,80 +425,179 @@ class FlightRecorder(Recorder):
         self.chunk = max(timedelta(seconds=30), self.window / 6)
         self.max_bytes = max_bytes
         self.chunk_bytes = max_bytes // 4
-        self._writer: RecordingWriter | None = None
-        self._opened_at: datetime | None = None
-        self._flushed_at: datetime | None = None
         self._followed: dict[Feed, Callable[[], Any]] = {}
-        self._failed = False
+        self._answers: dict[tuple[str, tuple[tuple[str, str], ...]], bytes] = {}
+        """The latest answer of each route and query (ticket pages aside): every file repeats
+        them, so that the names and the place's lists come with it."""
+        # The loop's side: the file being written, as far as the loop knows.
+        self._generation = 0
+        self._opened_at: datetime | None = None
+        self._queued = 0
+        """Bytes (before compression) of the lines sent to the current file."""
+        self._retry_at: datetime | None = None
+        # The thread's side, read by the loop: (generation, bytes on disk, `_queued` then).
+        self._on_disk: tuple[int, int, int] = (0, 0, 0)
+        self._broken = False
+        self._jobs: queue.Queue[_NewFile | tuple[datetime, bytes] | None] = queue.Queue()
+        self._thread: threading.Thread | None = None
+        self._writer: RecordingWriter | None = None
+        self._flushed_at: datetime | None = None
+        self._generation_on_disk = 0
+        self._queued_on_disk = 0
+        """Bytes of lines written into the thread's file (the loop's `_queued` for it)."""
+        self._warned = False
+        self._closed = False
 
     def follow(self, feed: Feed, records: Callable[[], Any]) -> None:
         self._followed[feed] = records
 
+    # --- the loop's side -------------------------------------------------------------------------
+
     def write(self, line: Message | Answer) -> None:
+        if self._closed:
+            return  # a last message while the kiosk stops
         try:
-            self._write(line)
-        except OSError as error:
-            # The flight recorder must never stop the screen: it says so once and retries at
-            # the next file.
-            if not self._failed:
-                log.warning("flight recorder: cannot write in %s: %s", self.directory, error)
-            self._failed = True
-            self._drop_writer()
+            data = dump_line(line)
+            if isinstance(line, Answer) and not line.path.startswith(_TICKET_ROUTES):
+                self._answers[(line.path, tuple(sorted(line.query.items())))] = data
+            if len(data) + 1024 > self.chunk_bytes:
+                log.warning(
+                    "flight recorder: a %s of %d bytes is too big to keep", line.kind, len(data)
+                )
+                return
+            if self._file_ends(line.at, len(data)):
+                self._new_file(line.at)
+            self._queued += len(data)
+            self._send((line.at, data))
+        except Exception as error:
+            # Never the feeds' problem (they call this): said once.
+            self._warn(error)
 
-    def _write(self, line: Message | Answer) -> None:
-        size = len(dump_line(line))
-        if size + 1024 > self.chunk_bytes:
-            log.warning("flight recorder: a %s of %d bytes is too big to keep", line.kind, size)
-            return
-        writer = self._writer
-        now = line.at
-        if writer is not None:
-            assert self._opened_at is not None
-            if now - self._opened_at >= self.chunk or self._too_big(writer, size):
-                self._close()
-                writer = None
-        if writer is None:
-            writer = self._open(now)
-        writer.write(line)
-        if self._flushed_at is None or (now - self._flushed_at).total_seconds() >= FLUSH_EVERY:
-            writer.flush()
-            self._flushed_at = now
-
-    def _too_big(self, writer: RecordingWriter, coming: int) -> bool:
+    def _file_ends(self, now: datetime, coming: int) -> bool:
+        if self._opened_at is None:
+            return True
+        if self._broken:
+            # Tried again at most every 10 s (a full disk, say).
+            return self._retry_at is None or now >= self._retry_at
+        if now - self._opened_at >= self.chunk:
+            return True
+        generation, size, queued_then = self._on_disk
+        if generation != self._generation:
+            # The thread has not begun the file yet: at most half a file of what it begins with.
+            size, queued_then = self.chunk_bytes // 2, 0
         # Compressed output never exceeds its input by more than a few bytes per block: the
-        # size at the last flush plus what came since is a bound of the size on disk.
-        slack = 512
-        if writer.size + writer.pending + coming + slack <= self.chunk_bytes:
-            return False
-        writer.flush()
-        return writer.size + coming + slack > self.chunk_bytes
+        # size at the last flush plus what was sent since is a bound of the size on disk.
+        return size + (self._queued - queued_then) + coming + 512 > self.chunk_bytes
 
-    def _open(self, now: datetime) -> RecordingWriter:
+    def _new_file(self, now: datetime) -> None:
+        self._generation += 1
+        self._opened_at, self._queued = now, 0
+        self._broken, self._retry_at = False, now + timedelta(seconds=10)
+        # The records as they are now (taken here, where the feeds change them); written out
+        # by the thread (a stored record is replaced, never changed in place).
+        records = [(feed, records()) for feed, records in self._followed.items()]
+        self._send(_NewFile(now, self._generation, list(self._answers.values()), records))
+
+    def _send(self, job: _NewFile | tuple[datetime, bytes]) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="flight recorder", daemon=True)
+            self._thread.start()
+        self._jobs.put(job)
+
+    def _warn(self, error: BaseException) -> None:
+        if not self._warned:
+            self._warned = True
+            log.warning("flight recorder: cannot write in %s: %s", self.directory, error)
+
+    def drain(self) -> None:
+        """Wait until the thread has written everything sent so far (tests)."""
+        if self._thread is not None:
+            self._jobs.join()
+
+    def close(self) -> None:
+        """Finish the current file and stop the thread; nothing is recorded after."""
+        self._closed = True
+        if self._thread is not None:
+            self._jobs.put(None)
+            self._thread.join(10)
+            self._thread = None
+
+    # --- the thread's side -----------------------------------------------------------------------
+
+    def _run(self) -> None:
+        while True:
+            # Asleep until the next line, but a second at most while some wait to be flushed.
+            pending = self._writer is not None and self._writer.pending > 0
+            try:
+                job = self._jobs.get(timeout=FLUSH_EVERY if pending else None)
+            except queue.Empty:
+                self._flush()
+                continue
+            try:
+                if job is None:
+                    self._finish(self.clock())
+                    return
+                if isinstance(job, _NewFile):
+                    self._begin(job)
+                elif self._writer is not None:
+                    self._queued_on_disk += self._writer.write(job[1])
+                    if self._flushed_at is None or job[0] - self._flushed_at >= _FLUSH_DELTA:
+                        self._flush()
+            except Exception as error:
+                self._warn(error)
+                self._broken = True
+                self._drop_writer()
+            finally:
+                self._jobs.task_done()
+
+    def _flush(self) -> None:
+        writer = self._writer
+        if writer is None or writer.pending == 0:
+            return
+        try:
+            writer.flush()
+        except OSError as error:
+            self._warn(error)
+            self._broken = True
+            self._drop_writer()
+            return
+        self._flushed_at = self.clock()
+        self._on_disk = (self._generation_on_disk, writer.size, self._queued_on_disk)
+
+    def _begin(self, job: _NewFile) -> None:
+        self._finish(job.at)
         self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-        self.prune(now)
-        path = self.directory / _flight_name(now)
-        writer = RecordingWriter(path)
-        self._writer, self._opened_at, self._flushed_at = writer, now, None
-        self._failed = False
-        writer.write(self.start.model_copy(update={"at": now}))
-        for feed, records in self._followed.items():
+        self.prune(job.at)
+        writer = RecordingWriter(self.directory / _flight_name(job.at))
+        self._writer, self._flushed_at = writer, None
+        self._generation_on_disk, self._queued_on_disk = job.generation, 0
+        writer.write(self.start.model_copy(update={"at": job.at}))
+        for answer in job.answers:
+            if writer.pending + len(answer) < self.chunk_bytes // 4:
+                writer.write(answer)
+        for feed, records in job.records:
             checkpoint = Message(
-                at=now,
+                at=job.at,
                 feed=feed,
                 first=True,
                 checkpoint=True,
-                data=redact(json.dumps(records(), ensure_ascii=False, separators=(",", ":"))),
+                data=mask(json.dumps(records, ensure_ascii=False, separators=(",", ":"))),
             )
-            if writer.pending + len(dump_line(checkpoint)) < self.chunk_bytes // 2:
-                writer.write(checkpoint)
+            data = dump_line(checkpoint)
+            if writer.pending + len(data) < self.chunk_bytes // 2:
+                writer.write(data)
             else:
                 log.warning("flight recorder: the %s feed's records are too big to keep", feed)
-        return writer
+        writer.flush()
+        self._on_disk = (job.generation, writer.size, 0)
 
-    def _close(self) -> None:
+    def _finish(self, now: datetime) -> None:
         writer, self._writer = self._writer, None
         if writer is not None:
             writer.close()
+            # Its modification time says when it ended, on the recorder's clock (pruning reads it).
+            stamp = now.timestamp()
+            os.utime(writer.path, (stamp, stamp))
 
     def _drop_writer(self) -> None:
         writer, self._writer = self._writer, None
@@ -484,14 +614,20 @@ class FlightRecorder(Recorder):
                 sizes[path] = path.stat().st_size
             except OSError:
                 sizes[path] = 0
-        # A file covers the time until the next one starts: it is past the window when the next
-        # one started before the window.
+        # A file covers the time until it was closed (its modification time) or the next one
+        # started: it is past the window when that is before the window.
         starts = [_name_time(path) for path in closed]
         keep = list(closed)
         for index, path in enumerate(closed):
             following = starts[index + 1] if index + 1 < len(closed) else None
-            ended = following or datetime.fromtimestamp(_mtime(path), UTC)
-            if ended < now - self.window:
+            ended = datetime.fromtimestamp(_mtime(path), UTC)
+            if following is not None:
+                ended = min(ended, following)
+            began = starts[index]
+            # A file from the future was written while the clock was ahead (a box without a
+            # battery-backed clock): its name would keep it first in line forever.
+            ahead = began is not None and began > now + timedelta(minutes=1)
+            if ended < now - self.window or ahead:
                 self._delete(path)
                 keep.remove(path)
         budget = self.max_bytes - self.chunk_bytes
@@ -505,13 +641,6 @@ class FlightRecorder(Recorder):
             pass
         except OSError as error:
             log.warning("flight recorder: cannot delete %s: %s", path, error.strerror)
-
-    def close(self) -> None:
-        """Finish the current file."""
-        try:
-            self._close()
-        except OSError as error:
-            log.warning("flight recorder: cannot finish its file: %s", error)
 
 
 def _name_time(path: Path) -> datetime | None:
@@ -548,4 +677,26 @@ def start_line(
         langs=list(langs),
         queues=list(queues),
         counters=list(counters),
+    )
+
+
+def flight_recorder(settings: Settings, clock: Clock = utc_now) -> FlightRecorder | None:
+    """The kiosk's flight recorder as `[state]` asks (None when `record_minutes` is 0)."""
+    state = settings.state
+    if state.record_minutes <= 0:
+        return None
+    start = start_line(
+        place=settings.place.id,
+        service_url=settings.service.display_url,
+        langs=settings.display.locales,
+        queues=settings.place.queues,
+        counters=settings.place.counters,
+        at=clock(),
+    )
+    return FlightRecorder(
+        settings.state_directory(),
+        start,
+        minutes=state.record_minutes,
+        max_bytes=int(state.record_max_mb * 1024 * 1024),
+        clock=clock,
     )

@@ -1,9 +1,7 @@
 """Secrets never reach a log line or a message: API keys, tokens and private keys are masked.
 
-And no control character reaches a log line as itself: `EscapingFormatter` writes ESC, BEL,
-DEL, the C1 controls and the other C0 controls (all but newline and tab) as `\\x1b`-style
-escapes, whatever their source, so a log read on a terminal (`journalctl`, `tail`) cannot be
-driven by text the service chose.
+And no control character reaches a log line as itself: `EscapingFormatter` writes them as
+`\x1b`-style escapes, so a log read on a terminal cannot be driven by text the service chose.
 """
 
 from __future__ import annotations
@@ -27,6 +25,8 @@ _PATTERNS: Final = (
 )
 
 _known: set[str] = set()
+#: Every pattern above needs one of these (lowercased): a text without any holds no secret.
+_HINTS: Final = ("key", "token", "bearer")
 
 #: C0 controls but tab and newline, DEL, and the C1 controls: written as escapes in logs.
 _CONTROLS: Final = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -36,6 +36,14 @@ def register_secret(value: str) -> None:
     """Mask `value` wherever it appears from now on (an API key once it is known, say)."""
     if len(value) >= 6:
         _known.add(value)
+
+
+def may_hold_secret(text: str) -> bool:
+    """False when `redact` would surely leave `text` as it is (a quick test for bulk text)."""
+    if any(secret in text for secret in _known):
+        return True
+    lowered = text.lower()
+    return any(hint in lowered for hint in _HINTS)
 
 
 def redact(text: str) -> str:

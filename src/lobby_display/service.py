@@ -1,57 +1,26 @@
-"""systemd integration: readiness, watchdog and status notifications, signals, reload, logging.
+"""systemd's side of the kiosk: sd_notify messages (ready, status, watchdog) and the logs.
 
-Nothing here imports Textual: the app calls these functions. How to wire them (the app's job):
-
-1. Before `App.run()` (in `app.run(settings)`): `setup_logging(settings)`. Logs then go to the
-   configured file or to the journal, never onto the screen: Textual draws on standard error, so
-   under both systemd units standard error *is* the screen.
-2. In `App.on_mount`::
-
-       self.notifier = Notifier()
-       install_signal_handlers(asyncio.get_running_loop(), self.exit, self.reload_config)
-       self.notifier.ready(status_text(health))   # the screen is up: not "the network is"
-       if (period := watchdog_period()) is not None:
-           self.set_interval(period, self.notifier.watchdog)
-
-   `READY=1` goes out once the first screen is drawn, even offline, so a boot without network
-   still shows the board and says what is wrong. `WATCHDOG=1` comes from a timer of the UI's own
-   event loop: if that loop hangs, the pings stop and systemd restarts the unit.
-3. Whenever a feed's health changes: `self.notifier.status(status_text(health))`; the line shows
-   in `systemctl status`.
-4. The app's SIGHUP handler (`systemctl reload`), the `on_reload` given above::
-
-       self.notifier.reloading()
-       settings, error = reload_config(self.settings.source, self.settings)
-       ...apply settings (`changed_keys(old, new)` says what changed)...
-       self.notifier.ready()
-
-   A bad new file keeps the running settings; `error` says why (it is also logged).
-5. On the way out (`on_unmount`, or after `App.run()` returns): `self.notifier.stopping()`.
-
-SIGTERM (what `systemctl stop` sends) and SIGINT call `App.exit`, so the terminal is restored and
-the process exits with code 0. A plain `signal.signal` handler hangs under Textual; these go
-through `loop.add_signal_handler`.
+Logs go to the configured file, the journal or standard error, never onto the screen (under both
+units Textual draws on standard error), with secrets masked. Signals, the PID file and reloads
+are `process.py`'s; the kiosk (kiosk.py) wires both.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import io
 import logging
 import logging.handlers
 import os
-import signal
 import socket
 import stat
 import struct
 import sys
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Final, TextIO
+from typing import Final, TextIO
 
-from lobby_display.config import ConfigError, Settings, load_config
+from lobby_display.config import Settings
 from lobby_display.files import make_directories
 from lobby_display.models import clean_text
 from lobby_display.redaction import EscapingFormatter, RedactingFilter, redact
@@ -64,9 +33,6 @@ log = logging.getLogger(__name__)
 JOURNAL_SOCKET: Final = "/run/systemd/journal/socket"
 #: Name the log lines carry in the journal (`journalctl -t lobby-display`).
 SYSLOG_IDENTIFIER: Final = "lobby-display"
-#: File in `$RUNTIME_DIRECTORY` holding the PID that handles SIGHUP. In the kiosk unit the main
-#: PID is cage's, so `ExecReload=` signals the PID in this file instead.
-PID_FILE_NAME: Final = "app.pid"
 #: Log file used when nothing else fits (an interactive terminal without a journal).
 FALLBACK_LOG_NAME: Final = "lobby-display.log"
 #: Longest journal message sent; journald's datagrams are capped well above this.
@@ -226,127 +192,6 @@ def _feed_words(feed: Feed, report: FeedHealth | None) -> str:
     if error:
         details = f"{details}: {error}" if details else error
     return f"{words} ({details})" if details else words
-
-
-# ---------------------------------------------------------------------------------------------
-# Signals
-
-
-def install_signal_handlers(
-    loop: asyncio.AbstractEventLoop,
-    on_exit: Callable[[], object],
-    on_reload: Callable[[], object] | None = None,
-    environ: Mapping[str, str] | None = None,
-) -> Callable[[], None]:
-    """SIGTERM and SIGINT call `on_exit`; SIGHUP calls `on_reload`. Returns an undo function.
-
-    Call it from inside the running loop (Textual's `on_mount`). A SIGHUP that comes from the
-    terminal going away (the terminal emulator died) calls `on_exit` instead: there is nothing
-    left to draw on. Without `on_reload`, SIGHUP is ignored rather than killing the screen.
-
-    Under systemd (`$RUNTIME_DIRECTORY` set) the process's PID is written to `app.pid` there,
-    so the kiosk unit's `ExecReload=` can reach this process rather than cage.
-    """
-    terminals = [fd for fd in (0, 1, 2) if _isatty(fd)]
-
-    def leave(name: str) -> None:
-        log.info("%s received: leaving", name)
-        on_exit()
-
-    def hangup() -> None:
-        if terminals and not all(_isatty(fd) for fd in terminals):
-            log.info("SIGHUP received and the terminal is gone: leaving")
-            on_exit()
-        elif on_reload is None:
-            log.info("SIGHUP received: nothing to reload")
-        else:
-            log.info("SIGHUP received: reloading the configuration")
-            on_reload()
-
-    loop.add_signal_handler(signal.SIGTERM, leave, "SIGTERM")
-    loop.add_signal_handler(signal.SIGINT, leave, "SIGINT")
-    loop.add_signal_handler(signal.SIGHUP, hangup)
-    pid_file = _write_pid_file(environ)
-
-    def undo() -> None:
-        for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-            loop.remove_signal_handler(number)
-        if pid_file is not None:
-            with contextlib.suppress(OSError):
-                if pid_file.read_text().strip() == str(os.getpid()):
-                    pid_file.unlink()
-
-    return undo
-
-
-def _isatty(fd: int) -> bool:
-    try:
-        return os.isatty(fd)
-    except OSError:
-        return False
-
-
-def _write_pid_file(environ: Mapping[str, str] | None) -> Path | None:
-    env = os.environ if environ is None else environ
-    directory = env.get("RUNTIME_DIRECTORY", "").split(":", 1)[0]
-    if not directory:
-        return None
-    path = Path(directory) / PID_FILE_NAME
-    try:
-        partial = path.with_suffix(".tmp")
-        partial.write_text(f"{os.getpid()}\n")
-        partial.replace(path)
-    except OSError as error:
-        log.warning("cannot write %s (%s): systemctl reload will not reach the screen", path, error)
-        return None
-    return path
-
-
-# ---------------------------------------------------------------------------------------------
-# Reloading the configuration
-
-
-def reload_config(
-    path: Path | str | None, current: Settings, environ: Mapping[str, str] | None = None
-) -> tuple[Settings, str | None]:
-    """Read the config file again: `(new settings, None)`, or `(current, why)` when it is bad.
-
-    `path` defaults to the file `current` came from. A bad file never replaces working settings:
-    the screen goes on as before and the reason (every problem, with its key) is logged.
-    """
-    source = Path(path) if path is not None else current.source
-    if source is None:
-        why = "no configuration file to reload (the settings did not come from a file)"
-        log.warning("reload refused: %s", why)
-        return current, why
-    try:
-        fresh = load_config(source, environ)
-    except ConfigError as error:
-        log.warning("reload refused, keeping the running configuration: %s", error)
-        return current, str(error)
-    changed = changed_keys(current, fresh)
-    if changed:
-        log.info("configuration reloaded from %s; changed: %s", source, ", ".join(changed))
-    else:
-        log.info("configuration reloaded from %s; nothing changed", source)
-    return fresh, None
-
-
-def changed_keys(old: Settings, new: Settings) -> list[str]:
-    """Dotted names of the keys whose values differ (`display.locales`), never the values."""
-    before = _flatten(old.model_dump())
-    after = _flatten(new.model_dump())
-    return sorted(key for key in before.keys() | after.keys() if before.get(key) != after.get(key))
-
-
-def _flatten(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
-    flat: dict[str, Any] = {}
-    for key, value in data.items():
-        if isinstance(value, Mapping):
-            flat.update(_flatten(value, f"{prefix}{key}."))
-        else:
-            flat[f"{prefix}{key}"] = value
-    return flat
 
 
 # ---------------------------------------------------------------------------------------------
@@ -557,13 +402,9 @@ def journal_datagram(fields: Mapping[str, str]) -> bytes:
 
 __all__ = [
     "JOURNAL_SOCKET",
-    "PID_FILE_NAME",
     "JournalHandler",
     "Notifier",
-    "changed_keys",
-    "install_signal_handlers",
     "journal_datagram",
-    "reload_config",
     "setup_logging",
     "status_text",
     "watchdog_period",

@@ -1,14 +1,8 @@
 """The errors of talking to the display service, and how an HTTP exchange maps onto them.
 
-One place for what the key flow (`auth`), the REST client (`client`) and the feeds (`feeds`)
-report: the service could not be reached (`ServiceUnreachable`), it answered with an error
-(`ServiceFailed`, with its status and error body), it refuses our credentials (`AuthRefused`), or
-no new API key can be had (`KeyRefused`). Messages never hold a secret: every one goes through
-`redact`, and none quotes a URL (which holds the API key).
-
-`fetch` makes one REST request (an API-key request too) bounded as a whole: one deadline from
-connecting to the last byte (httpx's timeouts are per phase: a server sending a byte every few
-seconds never trips them) and a cap on the bytes of the answer.
+`ServiceUnreachable`, `ServiceFailed`, `AuthRefused`, `KeyRefused`, for the key flow, the client
+and the feeds, with messages that never hold a secret or a URL; `fetch` makes one REST request
+bounded as a whole (one deadline, a cap on the answer's bytes).
 """
 
 from __future__ import annotations

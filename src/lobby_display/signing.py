@@ -1,13 +1,8 @@
 """Signing a developer token (RS256) with the service account's key, in a program of its own.
 
-The display asks for an API key about once a day, and signing the developer token it trades
-for one needs cryptography (with PyJWT): 8 MiB of memory and 60 ms to import, kept for the
-rest of the process's life once loaded. So the kiosk runs this module as a short-lived program
-(`python -m lobby_display.signing`: the PEM text and the claims as JSON on standard input, the
-token on standard output) and never loads cryptography itself; `lobby_display.auth` does that.
-Imported, it signs in the current process (`check` and the tests use it so).
-
-Nothing here writes a key or a token anywhere but the token to standard output.
+The kiosk runs `python -m lobby_display.signing` (the PEM and the claims as JSON on standard
+input, the token on standard output) so that it never loads cryptography itself (why:
+docs/architecture.md); imported, it signs in-process. Nothing else is written anywhere.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """httpx-sse behind one adapter: the only module that imports it.
 
-The feeds need more than httpx-sse's public `aiter_sse` gives: it buffers an event without bound
-and hides heartbeats, so `read_events` drives httpx-sse's own line and event decoders (private,
-`httpx_sse._decoders`) to see every chunk and cap the event being assembled. The content-type
-check is httpx-sse's too (`EventSource._check_content_type`, private), so a wrong answer reads
-as it would through `aiter_sse`. httpx-sse is pinned (0.4.3); `tests/unit/test_sse.py` fails
-loudly when an upgrade changes what is used here.
+`read_events` drives httpx-sse's own (private) decoders to see every chunk, heartbeats included,
+and cap the event being assembled; `tests/unit/test_sse.py` fails loudly when an upgrade of the
+pinned httpx-sse changes what is used here.
 """
 
 from __future__ import annotations

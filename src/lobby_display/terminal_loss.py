@@ -1,17 +1,8 @@
 """Ends the process when its terminal is gone, or when SIGTERM cannot reach a blocked UI loop.
 
-The screen's signal handlers run on its event loop (`service.install_signal_handlers`). That
-loop can block for good in Textual's writer queue (`WriterThread.write`) once the terminal stops
-taking output: a closed terminal makes the writer thread die on EIO, a frozen one makes it wait,
-and then neither SIGHUP nor SIGTERM is ever acted on, while Textual's input thread spins on the
-hung-up tty. `guard()` adds a path that does not depend on the loop:
-
-- a thread waits (`poll`, no timer) for a hang-up of every terminal among standard input,
-  output and error; when one comes it asks the app to leave and, should it not be gone
-  `HANGUP_GRACE_SECONDS` later, ends the process (`os._exit`);
-- a plain `signal.signal` handler for SIGTERM and SIGINT, chained after the loop's (asyncio
-  still gets the signal through its wake-up descriptor), gives a clean exit
-  `STOP_GRACE_SECONDS` and then ends the process the same way.
+`guard()` adds a way out that does not depend on the event loop: a thread waiting for a hang-up
+of the standard streams, and a SIGTERM/SIGINT handler chained after the loop's, each ending the
+process after a grace period (why: docs/architecture.md).
 """
 
 from __future__ import annotations

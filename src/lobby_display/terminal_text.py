@@ -1,14 +1,8 @@
 """Text rewritten for the kiosk's terminal: characters foot draws wrong become equivalents of the
 same cell width.
 
-foot 1.13 with Tlwg Mono draws U+0E33 THAI SARA AM as a nikhahit over the letter before it and
-an empty cell ("กำลัง" reads "ก ลัง"). Its compatibility decomposition, U+0E4D NIKHAHIT (a
-zero-width mark) then U+0E32 SARA AA (one cell), is drawn right, and NFC does not put it back
-together. U+0EB3 LAO AM is the same case (U+0ECD NIGGAHITA, U+0EB2 AA).
-
-The NIKHAHIT goes before the tone marks of its letter ("น้ำ" becomes NO NU, NIKHAHIT, MAI THO,
-SARA AA): the order in which shaping engines (HarfBuzz) decompose SARA AM, so text shaped from it
-(Pillow with raqm, a browser) looks exactly like the composed word; foot draws both orders alike.
+THAI SARA AM (and LAO AM) become their decomposition, NIKHAHIT before the tone marks as shaping
+engines do it (docs/architecture.md: the screen).
 """
 
 from __future__ import annotations

@@ -7,12 +7,21 @@ every (re)connect); a *change* updates one record.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from enum import StrEnum
 
 from lobby_display.models import Counter, Endpoint, Place, Queue, QueueState, Ticket
+
+#: Gives the current moment, timezone-aware: the feeds, the screen, the announcer and the
+#: recorders read the time through one (tests and replays set their own).
+Clock = Callable[[], datetime]
+
+
+def utc_now() -> datetime:
+    """The default clock: now, in UTC."""
+    return datetime.now(UTC)
 
 
 class Feed(StrEnum):

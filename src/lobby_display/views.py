@@ -25,13 +25,13 @@ class QueueStatus(StrEnum):
 
     UNKNOWN = "unknown"
     CLOSED = "closed"
-    """Nobody operates the queue (`queueIsOpened` false); the row gives the next opening."""
+    """Nobody operates the queue (`queue_is_opened` false); the row gives the next opening."""
     PAUSED = "paused"
     """An operator paused the queue."""
     BOOKING_CLOSED = "booking_closed"
-    """Booking is closed (`bookingIsOpened` false): no new ticket, the queue still moves."""
+    """Booking is closed (`booking_is_opened` false): no new ticket, the queue still moves."""
     FULL = "full"
-    """No ticket of any kind can be booked (`queueIsFull`, or full for FIFO and appointments)."""
+    """No ticket of any kind can be booked (`queue_is_full`, or full for FIFO and appointments)."""
     FULL_TODAY = "full_today"
     """No availability left today; later days may have some."""
     FULL_FOR_FIFO = "full_for_fifo"
@@ -131,7 +131,7 @@ class QueueView:
     """The configured group size."""
     today_timeslots: tuple[TimeslotView, ...]
     next_timeslot: TimeslotView | None
-    """The next opening (`nextQueueTimeslot`): what a CLOSED row shows."""
+    """The next opening (`next_queue_timeslot`): what a CLOSED row shows."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +142,6 @@ class CounterView:
     names: Mapping[str, str]
     value: float | None
     """None while the counter's value has not arrived."""
-    next_restart: datetime | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,16 +184,3 @@ class HealthView:
     error: str
     restored: bool
     """True while the part shows data restored from disk (not yet replaced by the feed)."""
-
-
-@dataclass(frozen=True, slots=True)
-class BoardView:
-    """The whole board at one moment, for a full redraw."""
-
-    at: datetime
-    place_names: Mapping[str, str]
-    queues: tuple[QueueView, ...]
-    counters: tuple[CounterView, ...]
-    now_calling: NowCalling
-    recent_calls: tuple[CallView, ...]
-    parts: Mapping[Part, HealthView]

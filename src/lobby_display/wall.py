@@ -1,18 +1,8 @@
 """Several screens on one PC: `lobby-display place` puts a screen's window on its own TV.
 
-`lobby-display-wall.service` runs sway, one compositor for every video output of the PC, and
-each `lobby-display-screen@NAME.service` runs foot with the app id `lobby-display-NAME`. Once
-the screen is up, its unit runs `lobby-display place`, which talks to sway over its IPC socket
-(`$SWAYSOCK`, the i3 protocol) and gives the window a workspace of its own, named after the
-screen and its output (`lobby-display-hall@HDMI-A-2`) and tied to the output named by
-`[display] output`; that workspace is shown and the window made full screen.
-
-sway keeps the tie: when the TV is unplugged (or switched off, for TVs that then drop the
-link) the workspace moves to another output, and it comes back as soon as the TV does. A
-configured output that is not connected at start does not stop the screen either: the board
-goes on a free output (one that shows no window) if there is one, else where sway puts it, with
-a warning in the journal, and moves to its own TV when that appears. Without `output`, the
-board goes on a free output if there is one.
+Over sway's IPC socket, the screen's window gets a workspace of its own, tied to its
+`[display] output` and shown full screen; sway brings it back when an unplugged TV returns, and
+a TV not connected at start leaves the board on a free output meanwhile.
 """
 
 from __future__ import annotations
@@ -23,7 +13,7 @@ import os
 import socket
 import struct
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -165,13 +155,13 @@ def workspace_names(tree: Mapping[str, Any]) -> set[str]:
     return names
 
 
-def active_outputs(outputs: list[Mapping[str, Any]]) -> list[str]:
+def active_outputs(outputs: Sequence[Mapping[str, Any]]) -> list[str]:
     """Names of the outputs sway shows something on, in sway's order."""
     return [str(output["name"]) for output in outputs if output.get("active")]
 
 
 def free_outputs(
-    tree: Mapping[str, Any], outputs: list[Mapping[str, Any]], ignore: int | None = None
+    tree: Mapping[str, Any], outputs: Sequence[Mapping[str, Any]], ignore: int | None = None
 ) -> list[str]:
     """Active outputs whose visible workspace has no window (apart from `ignore`'s)."""
     busy = {window.workspace for window, _ in _views(tree) if window.con_id != ignore}
@@ -209,7 +199,7 @@ class Placement:
 
 def plan(
     tree: Mapping[str, Any],
-    outputs: list[Mapping[str, Any]],
+    outputs: Sequence[Mapping[str, Any]],
     window: Window,
     app_id: str,
     wanted: str,

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from helpers.needs import needs
 from lobby_display.simulator.names import PLACE, SERVICES
+from tests.helpers.needs import needs
 
 pytestmark = [
     pytest.mark.e2e,

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from helpers.needs import needs
-from helpers.terminal import TerminalProgram, assert_terminal_restored
+from tests.helpers.needs import needs
+from tests.helpers.terminal import TerminalProgram, assert_terminal_restored
 
 pytestmark = pytest.mark.e2e
 

@@ -46,6 +46,9 @@ from typing import Any
 
 from packaging.requirements import Requirement
 
+# The Noto CJK variant foot should prefer for a locale: the one `lobby-display install` writes.
+from lobby_display.ops.foot_ini import CJK_VARIANT
+
 ROOT = Path(__file__).resolve().parents[2]
 FOOT_INI = ROOT / "systemd" / "foot.ini"
 #: The unprivileged user the chain runs as when the tests run as root.
@@ -65,8 +68,6 @@ FONTS: Mapping[str, str] = {
     "Noto Sans Mono CJK SC": "fonts-noto-cjk",
     "Tlwg Mono": "fonts-thai-tlwg",
 }
-#: The Noto CJK variant foot should prefer for a locale (see the comment in foot.ini).
-CJK_VARIANT: Mapping[str, str] = {"zh_CN": "SC", "zh_TW": "TC", "ja_JP": "JP", "ko_KR": "KR"}
 #: foot.ini's pixel size at 1920x1080 (18x36-pixel cells, 106 x 30): scaled with the height.
 BASE_PIXELSIZE = 30
 BASE_HEIGHT = 1080
@@ -522,7 +523,8 @@ class KioskChain:
     def logs(self) -> str:
         """The ends of sway's log and of the program's standard error."""
         parts = []
-        for name in ("sway.log", *self.log_files):
+        names: list[str | Path] = ["sway.log", *self.log_files]
+        for name in names:
             with contextlib.suppress(OSError):
                 text = (self.work / name).read_text(errors="replace")
                 parts.append(f"--- {name} ---\n{text[-3000:]}")
@@ -602,7 +604,7 @@ class SeenLabel:
 
 def cell_height(picture: Any) -> float:
     """Height of a terminal cell in `picture`'s pixels (foot.ini, scaled as `foot_ini` does)."""
-    return CELL_HEIGHT_1080 * picture.height / BASE_HEIGHT
+    return float(CELL_HEIGHT_1080 * picture.height / BASE_HEIGHT)
 
 
 def is_amber(pixel: tuple[int, int, int]) -> bool:

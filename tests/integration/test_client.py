@@ -10,7 +10,6 @@ import httpx
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from display_stub import DisplayStub, Switchboard, free_port, serve, ticket
 from lobby_display.auth import KEY_CACHE_NAME, FixedApiKey
 from lobby_display.client import (
     MAX_TICKET_PAGES,
@@ -21,6 +20,7 @@ from lobby_display.client import (
 )
 from lobby_display.config import Settings, settings_from_dict
 from lobby_display.models import TicketPage
+from tests.helpers.display_stub import DisplayStub, Switchboard, free_port, serve, ticket
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +75,7 @@ async def client(
 class TestReferenceData:
     async def test_place(self, client: DisplayClient, stub: DisplayStub) -> None:
         place = await client.place("P1")
-        assert place.placeId == "P1"
+        assert place.place_id == "P1"
         assert place.name == {"fr_FR": "Mairie", "en_US": "Town hall"}
         (query,) = stub.seen("/v1/places/P1")
         assert query["langs"] == "fr_FR,en_US"
@@ -88,7 +88,7 @@ class TestReferenceData:
         assert sorted(queues) == ["Q1", "Q2"]
         assert queues["Q2"].name["fr_FR"] == "État civil"
         assert counters["Q1"].infos.value == 12
-        assert endpoints["E1"].queueId == "Q1"
+        assert endpoints["E1"].queue_id == "Q1"
 
     async def test_by_ids(self, client: DisplayClient, stub: DisplayStub) -> None:
         assert list(await client.queues(["Q2"])) == ["Q2"]
@@ -100,7 +100,7 @@ class TestReferenceData:
     async def test_timeslots_skip_an_unreadable_one(self, client: DisplayClient) -> None:
         slots = await client.timeslots("P1")
         assert len(slots) == 1
-        assert slots[0].startAt.hour == 9
+        assert slots[0].start_at.hour == 9
 
     async def test_one_key_for_many_requests(
         self, client: DisplayClient, stub: DisplayStub
@@ -122,7 +122,7 @@ class TestTickets:
     async def test_every_page_is_read(self, client: DisplayClient, stub: DisplayStub) -> None:
         stub.tickets = [ticket(number) for number in range(137)]
         tickets = await client.current_tickets(["Q1"])
-        assert [t.ticketId for t in tickets] == [f"T{number:04d}" for number in range(137)]
+        assert [t.ticket_id for t in tickets] == [f"T{number:04d}" for number in range(137)]
         pages = stub.seen("/v1/queues/tickets/currents")
         # From the last page to the first (see the next test for why), page 1 again at the end.
         assert [(q["page"], q["pageSize"], q["queuesId"]) for q in pages] == [
@@ -149,7 +149,7 @@ class TestTickets:
         tickets = await client.current_tickets(["Q1"])
         left = {f"T{number:04d}" for number in range(10 * (served - 1))}
         stayed = {f"T{number:04d}" for number in range(150)} - left
-        assert stayed <= {t.ticketId for t in tickets}
+        assert stayed <= {t.ticket_id for t in tickets}
 
     async def test_a_ticket_seen_twice_is_kept_once_as_last_read(
         self, client: DisplayClient, stub: DisplayStub
@@ -160,9 +160,9 @@ class TestTickets:
         stub.tickets.insert(55, ticket(3, state=200))
         tickets = await client.current_tickets([])
         assert len(tickets) == 60
-        assert len({t.ticketId for t in tickets}) == 60
-        assert next(t for t in tickets if t.ticketId == "T0003").state == 0
-        assert [t.ticketId for t in tickets[:4]] == ["T0000", "T0001", "T0002", "T0003"]
+        assert len({t.ticket_id for t in tickets}) == 60
+        assert next(t for t in tickets if t.ticket_id == "T0003").state == 0
+        assert [t.ticket_id for t in tickets[:4]] == ["T0000", "T0001", "T0002", "T0003"]
 
     async def test_empty(self, client: DisplayClient) -> None:
         assert await client.current_tickets(["Q1"]) == []
@@ -189,14 +189,10 @@ class TestTickets:
             ("1", "20"),
         ]
 
-    async def test_history(self, client: DisplayClient, stub: DisplayStub) -> None:
-        stub.history = [ticket(number, state=700) for number in range(3)]
-        assert [t.state for t in await client.ticket_history(["Q1"])] == [700, 700, 700]
-
     async def test_one_page(self, client: DisplayClient, stub: DisplayStub) -> None:
         stub.tickets = [ticket(number) for number in range(30)]
         page = await client.ticket_page(["Q1"], page=2, page_size=20)
-        assert (page.totalCount, page.page, len(page.tickets)) == (30, 2, 10)
+        assert (page.total_count, page.page, len(page.tickets)) == (30, 2, 10)
 
 
 class TestErrors:
@@ -269,7 +265,7 @@ class TestKeys:
         await client.place("P1")
         stub.revoke_keys()
         place = await client.place("P1")
-        assert place.placeId == "P1"
+        assert place.place_id == "P1"
         assert len(stub.issued) == 2
         assert [query["key"] for query in stub.seen("/v1/places/P1")] == [
             stub.issued[0],
@@ -309,7 +305,7 @@ class TestKeys:
         self, client: DisplayClient, stub: DisplayStub, caplog: pytest.LogCaptureFixture
     ) -> None:
         caplog.set_level(logging.DEBUG)
-        errors: list[Exception] = []
+        errors: list[AuthRefused] = []
         await client.place("P1")
         stub.revoke_keys()
         await client.place("P1")  # refused (the service quotes the key back), renewed, retried
@@ -323,10 +319,10 @@ class TestKeys:
         assert "key=***" in caplog.text  # ...with the key masked
         for key in stub.issued:
             assert key not in caplog.text
-            for error in errors:
-                assert key not in str(error)
-                assert key not in repr(error)
-                assert key not in error.description
+            for refused in errors:
+                assert key not in str(refused)
+                assert key not in repr(refused)
+                assert key not in refused.description
 
 
 def test_a_bad_ca_bundle_is_a_config_error(tmp_path: Path) -> None:

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from helpers.needs import needs
 from lobby_display.announce import Announcer
 from lobby_display.config import SoundSettings
 from lobby_display.models import LOCALES
 from lobby_display.sound.chime import wav_seconds
 from lobby_display.sound.speech import Espeak, SoundCache, compose, pick_voices
 from lobby_display.updates import Call
+from tests.helpers.needs import needs
 
 ESPEAK = shutil.which("espeak-ng")
 pytestmark = needs("espeak-ng", "espeak-ng")

@@ -8,8 +8,8 @@ import sys
 import textwrap
 from pathlib import Path
 
-from helpers.terminal import TerminalProgram
 from lobby_display.app import FATAL_MESSAGE
+from tests.helpers.terminal import TerminalProgram
 
 #: The real screen, whose timer callback fails with a local variable worth hiding.
 PROGRAM = textwrap.dedent(

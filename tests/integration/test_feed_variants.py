@@ -19,13 +19,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from feeds_harness import Shown, differences, feeds_display, until
 
 from lobby_display.models import Counter, QueueState, Ticket
 from lobby_display.simulator import SimulatorServer
 from lobby_display.simulator.dialect import Dialect
 from lobby_display.updates import Feed, FeedStatus
 from lobby_display.views import QueueStatus
+from tests.helpers.feeds_harness import Shown, differences, feeds_display, until
 
 Start = Callable[..., SimulatorServer]
 #: The `sse` fixture: reads an SSE route with bounded waits (see conftest.read_feed).
@@ -55,17 +55,17 @@ VARIANTS: dict[str, Dialect] = {
 # --- the board against the truth, record by record --------------------------------------------
 
 #: Ticket fields compared (the estimates and positions move with the clock, without events).
-TICKET_FIELDS = ("state", "label", "queue", "endpoint", "recalledCount", "appointmentType")
+TICKET_FIELDS = ("state", "label", "queue", "endpoint", "recalled_count", "appointment_type")
 
 
 def _ticket_view(ticket: Ticket) -> tuple[object, ...]:
     timeline = ticket.timeline
     return (
         *(getattr(ticket, name) for name in TICKET_FIELDS),
-        ticket.groupSize,
+        ticket.group_size,
         ticket.lang,
-        timeline.calledAt,
-        tuple(timeline.recalledAt),
+        timeline.called_at,
+        tuple(timeline.recalled_at),
     )
 
 
@@ -75,17 +75,17 @@ def record_differences(shown: Shown) -> list[str]:
     truth = shown.sim.truth()
     problems = differences(shown.board, truth)
     board = shown.board
-    saved = board.to_state(datetime.now(UTC))
+    saved = board.memory(datetime.now(UTC))
     for ticket_id, record in truth["tickets"].items():
         have = board.tickets.get(ticket_id)
         want = Ticket.model_validate(record)
         if have is not None and _ticket_view(have) != _ticket_view(want):
             problems.append(f"ticket {want.label}: {_ticket_view(have)} != {_ticket_view(want)}")
-    states = {key: QueueState.model_validate(value) for key, value in saved["queue_states"].items()}
+    states = saved.queue_states
     for queue_id, record in truth["queueStates"].items():
         if states.get(queue_id) != QueueState.model_validate(record):
             problems.append(f"queue state {queue_id}: {states.get(queue_id)!r}")
-    counters = {key: Counter.model_validate(value) for key, value in saved["counters"].items()}
+    counters = saved.counters
     for counter_id, record in truth["counters"].items():
         have_infos = counters[counter_id].infos if counter_id in counters else None
         if have_infos != Counter.model_validate(record).infos:

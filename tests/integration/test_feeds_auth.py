@@ -8,10 +8,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from feeds_harness import counters_feed, feeds_display, until
 
 from lobby_display.simulator import SimulatorServer
 from lobby_display.updates import Feed, FeedStatus
+from tests.helpers.feeds_harness import counters_feed, feeds_display, until
 
 Start = Callable[..., SimulatorServer]
 

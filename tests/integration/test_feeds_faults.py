@@ -10,11 +10,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from feeds_harness import FAST_TIMING, Shown, counters_feed, feeds_display, until
 
 from lobby_display.simulator import SimulatorServer
 from lobby_display.simulator.proxy import ThreadedFaultProxy
 from lobby_display.updates import Feed, FeedStatus
+from tests.helpers.feeds_harness import FAST_TIMING, Shown, counters_feed, feeds_display, until
 
 Start = Callable[..., SimulatorServer]
 #: Longest a fault may keep the board from the truth once the fault is over (seconds).

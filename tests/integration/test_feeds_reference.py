@@ -9,12 +9,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from feeds_harness import FAST_TIMING, Load, feeds_display, until
 
 from lobby_display.client import DisplayClient
 from lobby_display.models import Queue, clean_text
 from lobby_display.simulator import SimulatorServer
 from lobby_display.updates import Feed, FeedStatus, ReferenceData
+from tests.helpers.feeds_harness import FAST_TIMING, Load, feeds_display, until
 
 Start = Callable[..., SimulatorServer]
 

@@ -10,10 +10,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from feeds_harness import FAST_TIMING, feeds_display, until
 
 from lobby_display.simulator import SimulatorServer
 from lobby_display.updates import Feed, FeedStatus
+from tests.helpers.feeds_harness import FAST_TIMING, feeds_display, until
 
 Start = Callable[..., SimulatorServer]
 

@@ -12,12 +12,12 @@ from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
 import pytest
-from feeds_harness import FAST_TIMING, LOCALES, Shown, feeds_display, until
 
 from lobby_display.auth import KeyRefused
 from lobby_display.feeds import Feeds, load_reference
 from lobby_display.simulator import SimulatorServer
 from lobby_display.updates import Feed, FeedStatus, ReferenceData
+from tests.helpers.feeds_harness import FAST_TIMING, LOCALES, Shown, feeds_display, until
 
 
 class HeldNames:

@@ -1,7 +1,7 @@
 """A fixed `service.api_key` wins over `credentials` (README, "Credentials"): when both are set,
 the fixed key is used and the service-account file is never read, so a file that is missing,
 not JSON, or a FIFO (which a read would refuse, or hang on) changes nothing. Against the
-simulator on 127.0.0.1, with the kiosk's own client (`kiosk.kiosk_client`) and `check`."""
+simulator on 127.0.0.1, with the kiosk's own client (`source.kiosk_client`) and `check`."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ import os
 from pathlib import Path
 
 import pytest
-from test_ops_check import run_check, status
 
 from lobby_display.auth import KEY_CACHE_NAME
 from lobby_display.config import load_config
-from lobby_display.kiosk import kiosk_client
 from lobby_display.simulator import SimulatorServer
+from lobby_display.source import kiosk_client
+from tests.integration.test_ops_check import run_check, status
 
 FIXED_KEY = "fixed-key-for-the-credentials-test-5b1e"
 
@@ -54,7 +54,7 @@ async def test_the_fixed_key_reads_the_place_whatever_the_file(
     assert settings.credentials_path() == credentials  # both are set
     async with kiosk_client(settings) as client:
         place = await client.place(settings.place.id)
-    assert place.placeId == settings.place.id
+    assert place.place_id == settings.place.id
     assert not (tmp_path / "state" / KEY_CACHE_NAME).exists(), "no key was asked for"
 
 

@@ -34,7 +34,9 @@ from typing import Any, NoReturn
 
 import pytest
 
-from helpers.kiosk_chain import (
+from lobby_display.simulator import ServiceAccount, SimulatorServer
+from lobby_display.simulator.names import PLACE
+from tests.helpers.kiosk_chain import (
     BIG,
     FAR,
     Scene,
@@ -46,8 +48,6 @@ from helpers.kiosk_chain import (
     runtime,
     shared_directory,
 )
-from lobby_display.simulator import ServiceAccount, SimulatorServer
-from lobby_display.simulator.names import PLACE
 
 SIZES = {"1080p": (1920, 1080), "4k": (3840, 2160)}
 #: One call at a time: digits only, letters and digits, a dash, six characters (with a dash

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from helpers.terminal import TerminalProgram, assert_terminal_restored
 from lobby_display.simulator import SimulatorServer
 from lobby_display.simulator.names import PLACE, SERVICES
+from tests.helpers.terminal import TerminalProgram, assert_terminal_restored
 
 PROGRAM = str(Path(sys.executable).with_name("lobby-display"))
 PLACE_NAME = PLACE["en_US"].encode()

@@ -11,8 +11,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from helpers.terminal import TerminalProgram, assert_terminal_restored
 from lobby_display.simulator import SimulatorServer
+from tests.helpers.terminal import TerminalProgram, assert_terminal_restored
 
 PROGRAM = str(Path(sys.executable).with_name("lobby-display"))
 

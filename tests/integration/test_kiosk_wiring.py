@@ -27,10 +27,10 @@ from typing import Any
 
 import pytest
 
-from helpers.terminal import TerminalProgram
-from lobby_display.service import PID_FILE_NAME
+from lobby_display.process import PID_FILE_NAME
 from lobby_display.simulator import SimulatorServer
 from lobby_display.simulator.names import PLACE, SERVICES
+from tests.helpers.terminal import TerminalProgram
 
 PROGRAM = str(Path(sys.executable).with_name("lobby-display"))
 PLACE_NAME = PLACE["en_US"]

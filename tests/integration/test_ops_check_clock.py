@@ -15,10 +15,10 @@ from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
 
 import pytest
-from test_ops_check import line, run_check, status
 
 from lobby_display import auth
 from lobby_display.simulator import SimulatorServer
+from tests.integration.test_ops_check import line, run_check, status
 
 #: The module (`lobby_display.ops.check` is also the name of its function, in ops/__init__).
 checks = importlib.import_module("lobby_display.ops.check")

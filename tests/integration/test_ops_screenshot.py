@@ -14,10 +14,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from helpers.needs import needs
 from lobby_display.cli import main
-from lobby_display.service import PID_FILE_NAME
+from lobby_display.process import PID_FILE_NAME
 from lobby_display.simulator import SimulatorServer
+from tests.helpers.needs import needs
 
 #: A process that says it is lobby_display but has no SIGUSR1 handler: the signal would kill it.
 DEAF_PROGRAM = """

@@ -1,6 +1,6 @@
 """What `systemctl stop` and `systemctl reload` do to a running screen: real signals.
 
-Each program is a subprocess that installs `service.install_signal_handlers` and says "ready"
+Each program is a subprocess that installs `process.install_signal_handlers` and says "ready"
 once it has; the test then signals it and checks how it ends.
 """
 
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.terminal import TerminalProgram, assert_terminal_restored
+from tests.helpers.terminal import TerminalProgram, assert_terminal_restored
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 
@@ -23,7 +23,7 @@ SRC = Path(__file__).resolve().parents[2] / "src"
 ASYNCIO_PROGRAM = textwrap.dedent(
     """
     import asyncio, sys
-    from lobby_display.service import install_signal_handlers
+    from lobby_display.process import install_signal_handlers
 
     async def main():
         loop = asyncio.get_running_loop()
@@ -40,13 +40,13 @@ ASYNCIO_PROGRAM = textwrap.dedent(
     """
 )
 
-# A tiny Textual app that wires the handlers the way the real app's on_mount does.
+# A tiny Textual app that wires the handlers the way the kiosk does when its screen is mounted.
 TEXTUAL_PROGRAM = textwrap.dedent(
     """
     import asyncio
     from textual.app import App
     from textual.widgets import Static
-    from lobby_display.service import install_signal_handlers
+    from lobby_display.process import install_signal_handlers
 
     class Board(App):
         def compose(self):

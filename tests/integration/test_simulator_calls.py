@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from lobby_display.models import Ticket, TicketState
-from lobby_display.simulator import Feed, Place, PlaceOptions, SimulatorServer
+from lobby_display.simulator import Feed, Place, PlaceEvent, PlaceOptions, SimulatorServer
 
 START = datetime(2026, 11, 22, 13, 5, tzinfo=UTC)
 
@@ -24,7 +24,7 @@ def place(speed: float = 20.0) -> Place:
     return Place(PlaceOptions(seed=3, speed=speed, start=START))
 
 
-def calls_in(events: list) -> list[tuple[str, str]]:
+def calls_in(events: list[PlaceEvent]) -> list[tuple[str, str]]:
     """(label, endpoint id) of every ticket event that leaves a ticket called."""
     return [
         (event.data["label"], event.data["endpoint"]["id"])

@@ -104,7 +104,7 @@ def test_malformed_unknown_and_huge_events(
     assert len(odd) == 1 and json.loads(odd[0].data)["actionCategory"] == "UNHEARD_OF"
     huge = json.loads(read.events[-1].data)
     assert huge["actionName"] == "UPDATE"
-    assert Ticket.model_validate(huge["data"]).ticketId
+    assert Ticket.model_validate(huge["data"]).ticket_id
     ids = [int(event.id) for event in read.events[1:]]
     assert ids == sorted(set(ids)), "faults get ids like any event"
 
@@ -159,7 +159,7 @@ def test_hostile_names_and_labels_reach_clients_intact_as_json(
     ):
         assert needle in joined, repr(needle)
     assert any(len(name) >= 100_000 for name in names)
-    queues = keyed(Queue, raw, "queueId")
+    queues = keyed(Queue, raw, "queue_id")
     assert all(len(name) <= 120 for queue in queues.values() for name in queue.name.values())
     read = sse(feed_url(simulator), {"key": sim_key, "pageSize": 50}, until=bool)
     labels = [ticket["label"] for ticket in json.loads(read.events[0].data)["tickets"]]

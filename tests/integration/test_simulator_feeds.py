@@ -50,14 +50,14 @@ def test_tickets_feed_starts_with_a_page_then_sends_ticket_events(
 ) -> None:
     read = sse(f"{simulator.url}{TICKETS}", {"key": sim_key}, until=lambda events: len(events) >= 8)
     first = TicketPage.model_validate_json(read.events[0].data)
-    assert (first.page, first.pageSize) == (1, 20)
-    assert first.totalCount > 20 and len(first.tickets) == 20
+    assert (first.page, first.page_size) == (1, 20)
+    assert first.total_count > 20 and len(first.tickets) == 20
     actions = set()
     for event in read.data()[1:]:
         envelope = Envelope.model_validate(event)
-        assert (envelope.resource, envelope.actionCategory) == ("ticket", "TICKET")
-        actions.add(envelope.actionName)
-        assert Ticket.model_validate(envelope.data).ticketId
+        assert (envelope.resource, envelope.action_category) == ("ticket", "TICKET")
+        actions.add(envelope.action_name)
+        assert Ticket.model_validate(envelope.data).ticket_id
     assert actions <= {"CREATE", "UPDATE", "DELETE"} and actions
     ids = [int(event.id) for event in read.events]
     assert ids == sorted(ids) and len(set(ids[1:])) == len(ids) - 1
@@ -67,7 +67,7 @@ def test_a_first_page_holds_at_most_fifty_tickets(start_simulator: Start, sse: R
     sim = start_simulator(tickets=130, speed=1.0)
     read = sse(f"{sim.url}{TICKETS}", {"key": sim.issue_key(), "pageSize": 50}, until=bool)
     page = TicketPage.model_validate_json(read.events[0].data)
-    assert page.pageSize == 50 and len(page.tickets) == 50 and page.totalCount == 130
+    assert page.page_size == 50 and len(page.tickets) == 50 and page.total_count == 130
     refused = httpx.get(f"{sim.url}{TICKETS}", params={"key": "x", "pageSize": 51}, timeout=5)
     assert refused.status_code == 401  # the key is checked first
     too_big = httpx.get(
@@ -87,12 +87,14 @@ def test_queue_state_feed_starts_with_all_data_then_updates(
         until=lambda events: len(events) >= 5,
     )
     first = Envelope.model_validate_json(read.events[0].data)
-    assert (first.actionCategory, first.actionName) == ("ALL_QUEUE_STATE", "ALL_DATA")
+    assert (first.action_category, first.action_name) == ("ALL_QUEUE_STATE", "ALL_DATA")
     assert list(first.data) == two
-    assert all(QueueState.model_validate(state).queueId == key for key, state in first.data.items())
+    assert all(
+        QueueState.model_validate(state).queue_id == key for key, state in first.data.items()
+    )
     for event in read.data()[1:]:
         assert (event["resource"], event["actionCategory"]) == ("queueState", "QUEUE_STATE")
-        assert QueueState.model_validate(event["data"]).queueId in two
+        assert QueueState.model_validate(event["data"]).queue_id in two
 
 
 def test_counters_feed_starts_with_the_map_then_sends_changes_in_the_asked_locales(
@@ -107,7 +109,7 @@ def test_counters_feed_starts_with_the_map_then_sends_changes_in_the_asked_local
     )
     first = read.data()[0]
     assert list(first) == ids
-    assert all(Counter.model_validate(counter).counterId == key for key, counter in first.items())
+    assert all(Counter.model_validate(counter).counter_id == key for key, counter in first.items())
     assert first[ids[0]]["name"] == {"de_DE": "Personalausweise"}
     for event in read.data()[1:]:
         assert (event["resource"], event["actionCategory"]) == ("counter", "COUNTER")

@@ -12,7 +12,7 @@ import pytest
 
 from lobby_display import models
 from lobby_display.models import LOCALES, Counter, Endpoint, Queue, QueueState, Ticket, clean_text
-from lobby_display.simulator import Feed, Place, PlaceOptions
+from lobby_display.simulator import Feed, Place, PlaceEvent, PlaceOptions
 from lobby_display.simulator.names import label_prefix, ticket_label
 
 START = datetime(2026, 11, 22, 13, 5, tzinfo=UTC)
@@ -29,7 +29,9 @@ LEGAL = {
 }
 
 
-def busy_hour(seed: int = 3, speed: float = 10.0, **options: object) -> tuple[Place, list]:
+def busy_hour(
+    seed: int = 3, speed: float = 10.0, **options: object
+) -> tuple[Place, list[PlaceEvent]]:
     place = Place(PlaceOptions(seed=seed, speed=speed, start=START, **options))  # type: ignore[arg-type]
     return place, place.step(3600)
 
@@ -38,7 +40,7 @@ def test_same_seed_gives_the_same_story_however_the_steps_are_cut() -> None:
     options = PlaceOptions(seed=11, speed=20, start=START)
     whole = Place(options).step(1800)
     place = Place(options)
-    pieces: list = []
+    pieces: list[PlaceEvent] = []
     cuts = random.Random(5)
     while place.elapsed < 1800:
         pieces += place.step(min(cuts.uniform(0, 4), 1800 - place.elapsed))
@@ -123,7 +125,7 @@ def test_records_read_back_through_the_display_models() -> None:
     assert tickets
     for raw in tickets:
         ticket = Ticket.model_validate(raw)
-        assert ticket.ticketId == raw["ticketId"] and ticket.label == raw["label"]
+        assert ticket.ticket_id == raw["ticketId"] and ticket.label == raw["label"]
         for name, moment in raw["timeline"].items():
             if name != "recalledAt" and moment is not None:
                 assert SERVICE_SHAPE.match(moment), moment
@@ -132,7 +134,7 @@ def test_records_read_back_through_the_display_models() -> None:
     for queue in place.queues.values():
         state = QueueState.model_validate(records.queue_state(queue))
         raw_state = records.queue_state(queue)
-        assert state.queueId == queue.queue_id
+        assert state.queue_id == queue.queue_id
         assert set(raw_state["allFirstAvailabilities"]) == {kind.type_id for kind in queue.types}
         for by_size in raw_state["allFirstAvailabilities"].values():
             assert list(by_size) == [str(size) for size in range(1, queue.max_group + 1)]
@@ -140,7 +142,7 @@ def test_records_read_back_through_the_display_models() -> None:
         for slot in raw_state["dayQueueTimeslot"]:
             assert ISO_Z_SHAPE.match(slot["startTime"]) and ISO_Z_SHAPE.match(slot["endTime"])
         counter = Counter.model_validate(records.counter(queue))
-        assert counter.counterId == queue.queue_id
+        assert counter.counter_id == queue.queue_id
         assert SERVICE_SHAPE.match(records.counter(queue)["infos"]["nextRestart"])
         assert Queue.model_validate(records.queue(queue)).name.keys() == set(LOCALES)
         for endpoint in queue.endpoints:

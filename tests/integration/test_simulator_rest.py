@@ -59,17 +59,17 @@ def test_company_place_and_its_collections_are_objects_keyed_by_id(api: Api) -> 
     companies = api.ok("/companies")
     assert list(companies) == [sim.company_id]
     places = api.ok(f"/companies/{sim.company_id}/places")
-    assert keyed(Place, places, "placeId").keys() == {sim.place_id}
+    assert keyed(Place, places, "place_id").keys() == {sim.place_id}
     assert api.ok("/places") == places
     place = Place.model_validate(api.ok(f"/places/{sim.place_id}"))
     assert place.timezone == "Europe/Paris" and place.name["fr_FR"] == "Mairie de Saint-Aubin"
-    queues = keyed(Queue, api.ok(f"/places/{sim.place_id}/queues"), "queueId")
+    queues = keyed(Queue, api.ok(f"/places/{sim.place_id}/queues"), "queue_id")
     assert list(queues) == sim.queue_ids
-    assert all(queue.appointmentTypes for queue in queues.values())
-    counters = keyed(Counter, api.ok(f"/places/{sim.place_id}/counters"), "counterId")
+    assert all(queue.appointment_types for queue in queues.values())
+    counters = keyed(Counter, api.ok(f"/places/{sim.place_id}/counters"), "counter_id")
     assert list(counters) == sim.queue_ids, "counter ids are queue ids"
-    endpoints = keyed(Endpoint, api.ok(f"/places/{sim.place_id}/endpoints"), "endpointId")
-    assert {endpoint.queueId for endpoint in endpoints.values()} == set(sim.queue_ids)
+    endpoints = keyed(Endpoint, api.ok(f"/places/{sim.place_id}/endpoints"), "endpoint_id")
+    assert {endpoint.queue_id for endpoint in endpoints.values()} == set(sim.queue_ids)
     assert {endpoint.state for endpoint in endpoints.values()} <= {0, 2}
 
 
@@ -108,7 +108,7 @@ def test_queues_endpoints_and_counters_by_id(api: Api) -> None:
         f"{sim.url}/v1/queues/state", params={"key": api.key}, json={"queuesId": two}, timeout=5
     )
     assert state.status_code == 200
-    assert [QueueState.model_validate(one).queueId for one in state.json().values()] == two
+    assert [QueueState.model_validate(one).queue_id for one in state.json().values()] == two
 
 
 def test_unknown_ids_and_routes_answer_404_with_an_error_body(api: Api) -> None:
@@ -130,7 +130,7 @@ def test_timeslots_of_the_day(api: Api) -> None:
     for slot in slots:
         assert SERVICE_SHAPE.match(slot["startAt"]) and SERVICE_SHAPE.match(slot["endAt"])
         parsed = TimeSlot.model_validate(slot)
-        assert parsed.startAt < parsed.endAt
+        assert parsed.start_at < parsed.end_at
     bad_request(api.get(f"/places/{api.sim.place_id}/timeslots", startAt="yesterday"), "startAt")
 
 
@@ -151,8 +151,8 @@ def test_paging_limits(api: Api, route: str, params: dict[str, Any], mentions: s
 
 def test_paging_defaults_and_the_end_of_the_list(api: Api) -> None:
     first = TicketPage.model_validate(api.ok("/queues/tickets/currents"))
-    assert (first.page, first.pageSize) == (1, 20)
-    assert first.totalCount >= 20 and len(first.tickets) == 20
+    assert (first.page, first.page_size) == (1, 20)
+    assert first.total_count >= 20 and len(first.tickets) == 20
     assert api.ok("/queues/tickets/currents", pageSize=50)["pageSize"] == 50
     beyond = api.ok("/queues/tickets/currents", page=1000, pageSize=50)
     assert beyond["tickets"] == [] and beyond["page"] == 1000 and beyond["totalCount"] > 0
@@ -167,9 +167,9 @@ def test_every_current_ticket_page_by_page(start_simulator: Callable[..., Simula
         answer = TicketPage.model_validate(
             api.ok("/queues/tickets/currents", page=page, pageSize=50)
         )
-        assert answer.totalCount == 130
-        seen.update({ticket.ticketId: ticket for ticket in answer.tickets})
-        if page * 50 >= answer.totalCount:
+        assert answer.total_count == 130
+        seen.update({ticket.ticket_id: ticket for ticket in answer.tickets})
+        if page * 50 >= answer.total_count:
             break
         page += 1
     assert page == 3 and len(answer.tickets) == 30
@@ -182,7 +182,7 @@ def test_tickets_of_some_queues_and_the_history(api: Api) -> None:
     mine = api.ok("/queues/tickets/currents", queuesId=one, pageSize=50)
     assert mine["tickets"] and {t["queue"]["id"] for t in mine["tickets"]} == {one}
     history = TicketPage.model_validate(api.ok("/queues/tickets/history", pageSize=50))
-    assert history.totalCount > 0
+    assert history.total_count > 0
     assert {ticket.state for ticket in history.tickets} <= {600, 700}
     raw = api.ok("/queues/tickets/history", pageSize=1)["tickets"][0]
     done_or_cancelled = raw["timeline"]["doneAt"] or raw["timeline"]["cancelledAt"]

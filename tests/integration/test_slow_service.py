@@ -20,11 +20,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from feeds_harness import feeds_display, until
 
 from lobby_display.simulator import SimulatorServer
 from lobby_display.simulator.proxy import ThreadedFaultProxy
 from lobby_display.updates import Feed
+from tests.helpers.feeds_harness import feeds_display, until
 
 Start = Callable[..., SimulatorServer]
 #: The deadline of every request in these tests (service.request_timeout), in seconds.

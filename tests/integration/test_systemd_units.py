@@ -32,9 +32,9 @@ from typing import NoReturn
 
 import pytest
 
-from helpers.needs import needs
 from lobby_display.cli import build_parser
 from lobby_display.config import load_config
+from tests.helpers.needs import needs
 
 ROOT = Path(__file__).resolve().parents[2]
 UNIT_DIR = ROOT / "systemd"
@@ -229,7 +229,7 @@ def _documented_allow_list() -> str:
     """The IPAddressDeny=/IPAddressAllow= drop-in that deployment.md gives installers."""
     text = (ROOT / "docs" / "deployment.md").read_text()
     blocks = re.findall(r"```ini\n(.*?)```", text, re.DOTALL)
-    found = [block for block in blocks if "IPAddressDeny=" in block]
+    found: list[str] = [block for block in blocks if "IPAddressDeny=" in block]
     assert len(found) == 1, "deployment.md should give one IPAddressDeny= drop-in"
     return found[0]
 
@@ -469,7 +469,8 @@ def test_the_program_runs_without_writable_executable_memory() -> None:
 PROBE = textwrap.dedent(
     """
     import asyncio, json, os, sys
-    from lobby_display.service import Notifier, install_signal_handlers, watchdog_period
+    from lobby_display.process import install_signal_handlers
+    from lobby_display.service import Notifier, watchdog_period
 
     async def main():
         notifier = Notifier()

@@ -11,8 +11,8 @@ import textwrap
 import time
 from pathlib import Path
 
-from helpers.terminal import TerminalProgram
 from lobby_display.terminal_loss import HANGUP_EXIT, HANGUP_GRACE_SECONDS, STOP_GRACE_SECONDS
+from tests.helpers.terminal import TerminalProgram
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 
@@ -21,7 +21,7 @@ STUCK = textwrap.dedent(
     """
     import asyncio, queue, sys
     from lobby_display import terminal_loss
-    from lobby_display.service import install_signal_handlers
+    from lobby_display.process import install_signal_handlers
 
     async def main():
         loop = asyncio.get_running_loop()

@@ -35,7 +35,12 @@ from typing import Any
 
 import pytest
 from packaging.requirements import Requirement
-from test_systemd_units import (
+
+from lobby_display.cli import build_parser
+from lobby_display.config import load_config
+from lobby_display.simulator import ServiceAccount, SimulatorServer
+from lobby_display.wall import APP_ID_PREFIX
+from tests.integration.test_systemd_units import (
     INSTALLED,
     _python_for,
     _run_as_user,
@@ -45,11 +50,6 @@ from test_systemd_units import (
     one,
     parse_unit,
 )
-
-from lobby_display.cli import build_parser
-from lobby_display.config import load_config
-from lobby_display.simulator import ServiceAccount, SimulatorServer
-from lobby_display.wall import APP_ID_PREFIX
 
 ROOT = Path(__file__).resolve().parents[2]
 UNIT_DIR = ROOT / "systemd"

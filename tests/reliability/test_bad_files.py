@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from helpers.terminal import TerminalProgram, assert_terminal_restored
 from lobby_display.simulator import ServiceAccount, SimulatorServer
+from tests.helpers.terminal import TerminalProgram, assert_terminal_restored
 
 GOOD = """\
 [service]

@@ -14,10 +14,10 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
-from reliability_support import Rig, open_rig
 
 from lobby_display.simulator import ServiceAccount
 from lobby_display.simulator.dialect import Dialect
+from tests.helpers.reliability import Rig, open_rig
 
 Step = Callable[[Rig], Awaitable[None]]
 

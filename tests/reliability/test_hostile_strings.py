@@ -24,8 +24,8 @@ from typing import Any
 
 import pytest
 
-from helpers.terminal import TerminalProgram, assert_terminal_restored
-from lobby_display.simulator import ServiceAccount, SimulatorServer
+from lobby_display.simulator import Feed, ServiceAccount, SimulatorServer
+from tests.helpers.terminal import TerminalProgram, assert_terminal_restored
 
 #: Labels sent as calls, and what the screen must show of each (literally).
 CORPUS: list[tuple[str, bytes]] = [
@@ -118,7 +118,7 @@ def call_template(sim: SimulatorServer) -> dict[str, Any]:
 
 
 def publish(sim: SimulatorServer, data: bytes) -> None:
-    sim.call(lambda simulator: simulator.hub.publish_raw("tickets", data))
+    sim.call(lambda simulator: simulator.hub.publish_raw(Feed.TICKETS, data))
 
 
 @pytest.fixture

@@ -22,11 +22,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from reliability_support import SIZE
 
 from lobby_display.config import load_config
 from lobby_display.kiosk import build_app
 from lobby_display.updates import FeedStatus
+from tests.helpers.reliability import SIZE
 
 SPEED = 720
 QUEUES = 8
@@ -64,7 +64,7 @@ def busy_place(tmp_path: Path) -> Iterator[Path]:
     )
     try:
         assert process.stdout is not None
-        lines = []
+        lines: list[str] = []
         while "Ctrl-C stops." not in (line := process.stdout.readline()):
             assert line, f"the simulator did not start: {''.join(lines)}"
             lines.append(line)

@@ -33,7 +33,8 @@ from lobby_display.auth import (
 )
 from lobby_display.board import Board, BoardSettings
 from lobby_display.config import ConfigError, load_config, settings_from_dict
-from lobby_display.service import PID_FILE_NAME, setup_logging
+from lobby_display.process import PID_FILE_NAME
+from lobby_display.service import setup_logging
 from lobby_display.state import STATE_FILE, BoardStore
 
 T = TypeVar("T")

@@ -4,14 +4,15 @@ image of its box, following its size, label and colours; literal text otherwise.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from textual.app import App, ComposeResult
 from textual.geometry import Region
 
-from helpers.pictures import decode_sixel, ocr_line, reads_as
 from lobby_display.graphics.mosaic import Mosaic, mosaic
 from lobby_display.graphics.terminal import Graphics
 from lobby_display.widgets.big_label import BigLabel, for_screenshot
+from tests.helpers.pictures import decode_sixel, ocr_line, reads_as
 
 AMBER, INK = (255, 179, 0), (16, 20, 24)
 SIXEL = Graphics(sixel=True, mosaic=Mosaic.SEXTANTS, cell=(18, 36))
@@ -132,8 +133,13 @@ async def test_a_box_clipped_every_frame_asks_for_a_whole_redraw_once() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         widget = app.query_one(BigLabel)
-        asked = []
-        widget.refresh = lambda *args, **kwargs: asked.append(1) or widget  # type: ignore[method-assign]
+        asked: list[int] = []
+
+        def ask(*args: Any, **kwargs: Any) -> BigLabel:
+            asked.append(1)
+            return widget
+
+        widget.refresh = ask  # type: ignore[method-assign]
         clipped = Region(0, 0, 40, 5)
         for _ in range(3):
             strips = widget.render_lines(clipped)

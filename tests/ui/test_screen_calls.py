@@ -4,7 +4,14 @@ the highlight ends on time, simultaneous calls share the space, the announcer he
 from __future__ import annotations
 
 import pytest
-from boards import (
+
+from lobby_display.app import LobbyApp
+from lobby_display.graphics.mosaic import Mosaic
+from lobby_display.graphics.raster import rasterise
+from lobby_display.graphics.terminal import Graphics
+from lobby_display.updates import TicketChanged
+from lobby_display.widgets.now_calling import CallCard
+from tests.helpers.boards import (
     Clock,
     FakeSource,
     Recorder,
@@ -17,13 +24,6 @@ from boards import (
     ticket,
     wait_for,
 )
-
-from lobby_display.app import LobbyApp
-from lobby_display.graphics.mosaic import Mosaic
-from lobby_display.graphics.raster import rasterise
-from lobby_display.graphics.terminal import Graphics
-from lobby_display.updates import TicketChanged
-from lobby_display.widgets.now_calling import CallCard
 
 
 def calls_app(

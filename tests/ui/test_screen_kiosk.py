@@ -1,6 +1,6 @@
 """Kiosk behaviour: hostile strings are drawn literally and never as escape sequences, only the
-configured chord quits, SIGTERM leaves cleanly, a failing source is restarted, settings reload
-without losing the board, and the hooks hear what they should."""
+configured chord quits, the kiosk's SIGTERM leaves cleanly, a failing source is restarted, its
+SIGHUP reloads the settings without losing the board, and the hooks hear what they should."""
 
 from __future__ import annotations
 
@@ -11,7 +11,14 @@ import signal
 from pathlib import Path
 
 import pytest
-from boards import (
+
+import lobby_display.app as app_module
+from lobby_display.app import DEMO_BANNER, AppHooks, LobbyApp
+from lobby_display.config import load_config
+from lobby_display.kiosk import Kiosk
+from lobby_display.models import Counter, Endpoint, Place, Queue, keyed
+from lobby_display.updates import CountersSnapshot, ReferenceData, TicketChanged
+from tests.helpers.boards import (
     NOW,
     Clock,
     FakeSource,
@@ -29,12 +36,6 @@ from boards import (
     wait_for,
 )
 
-import lobby_display.app as app_module
-from lobby_display.app import DEMO_BANNER, LobbyApp
-from lobby_display.config import load_config
-from lobby_display.models import Counter, Endpoint, Place, Queue, keyed
-from lobby_display.updates import CountersSnapshot, ReferenceData, TicketChanged
-
 # Textual's own drawing: colours and styles (SGR) and cursor moves. Anything else is suspect.
 _DRAWING = re.compile(r"\x1b\[[0-9;:]*m|\x1b\[\d+;\d+H")
 
@@ -51,7 +52,7 @@ def hostile_reference() -> ReferenceData:
                 "q-pass": {"name": {"en_US": "[link='https://x']Desk[/]"}},
                 "q-civil": {"name": {"en_US": "\x1b[2JEvil\x1b[0m queue"}},
             },
-            "queueId",
+            "queue_id",
         )
     )
     endpoints = dict(base.endpoints)
@@ -59,11 +60,11 @@ def hostile_reference() -> ReferenceData:
         keyed(
             Endpoint,
             {"e9": {"name": {"en_US": "\x1b]8;;https://x\x07Desk 9\x1b]8;;\x07"}}},
-            "endpointId",
+            "endpoint_id",
         )
     )
     counters = keyed(
-        Counter, {"c-evil": {"name": {"en_US": "[b]Visitors[/b] \x9b2J"}}}, "counterId"
+        Counter, {"c-evil": {"name": {"en_US": "[b]Visitors[/b] \x9b2J"}}}, "counter_id"
     )
     return ReferenceData(place=place, queues=queues, endpoints=endpoints, counters=counters)
 
@@ -75,7 +76,7 @@ async def test_hostile_names_and_labels_are_drawn_literally_without_escape_seque
         app.apply_update(hostile_reference())
         app.apply_update(
             CountersSnapshot(
-                keyed(Counter, {"c-evil": {"infos": {"value": 3}}}, "counterId"),
+                keyed(Counter, {"c-evil": {"infos": {"value": 3}}}, "counter_id"),
             )
         )
         app.apply_update(
@@ -147,14 +148,20 @@ async def test_the_default_chord_is_ctrl_q_and_an_empty_one_disables_quitting() 
         assert app.return_code is None
 
 
-async def test_sigterm_leaves_cleanly() -> None:
-    app = board_app(["en_US"])
+async def test_sigterm_leaves_the_kiosks_screen_cleanly() -> None:
+    settings = make_settings()
+    kiosk = Kiosk(settings)
+    app = LobbyApp(
+        settings,
+        board=make_board(settings, NOW),
+        hooks=AppHooks(started=kiosk.started, stopped=kiosk.stopped),
+    )
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        assert app._undo_signals is not None, "handlers must be installed before the signal"
         os.kill(os.getpid(), signal.SIGTERM)
         await wait_for(pilot, lambda: app.return_code is not None)
         assert app.return_code == 0
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL, "the handlers left with the screen"
 
 
 async def test_a_failing_or_ending_source_is_started_again_and_the_screen_stays(
@@ -206,9 +213,9 @@ async def test_hooks_hear_ready_ticks_health_and_calls_and_their_failures_are_co
         assert app.return_code is None
 
 
-async def test_new_settings_apply_at_once_and_the_board_stays(tmp_path: Path) -> None:
+async def test_sighup_applies_the_new_file_at_once_and_the_board_stays(tmp_path: Path) -> None:
     path = tmp_path / "screen.toml"
-    template = """
+    template = f"""
 [service]
 display_url = "http://127.0.0.1:9"
 api_key = "test-key"
@@ -216,38 +223,45 @@ api_key = "test-key"
 [place]
 id = "P1"
 
+[state]
+directory = "{tmp_path / "state"}"
+
 [display]
-locales = [{locales}]
+locales = [{{locales}}]
 timezone = "Europe/Paris"
-theme = "{theme}"
-quit_key = "{quit_key}"
+theme = "{{theme}}"
+quit_key = "{{quit_key}}"
 """
     path.write_text(template.format(locales='"en_US"', theme="dark", quit_key="ctrl+q"))
     path.chmod(0o600)  # as a file holding service.api_key must be
     settings = load_config(path, environ={})
-    clock, recorder = Clock(), Recorder()
-    app = LobbyApp(settings, clock=clock, board=make_board(settings, NOW), hooks=recorder.hooks())
+    clock, kiosk = Clock(), Kiosk(settings)
+    app = LobbyApp(
+        settings,
+        clock=clock,
+        board=make_board(settings, NOW),
+        hooks=AppHooks(started=kiosk.started, stopped=kiosk.stopped),
+    )
     async with app.run_test(size=(120, 34)) as pilot:
         await pilot.pause()
         assert app.theme == "lobby-dark"
         assert "Now calling" in screen_text(app)
 
         path.write_text(template.format(locales='"de_DE"', theme="high-contrast", quit_key="f10"))
-        app.reload_from_file()
-        await pilot.pause()
-        assert app.shown_locale == "de_DE"
+        os.kill(os.getpid(), signal.SIGHUP)
+        await wait_for(pilot, lambda: app.shown_locale == "de_DE")
         assert app.theme == "lobby-high-contrast"
         text = screen_text(app)
         assert "Aufruf" in text
         assert "A017" in text, "the board is kept"
-        assert [s.display.locales for s in recorder.reloaded] == [["de_DE"]]
+        assert kiosk.settings.display.locales == ["de_DE"], "the sound follows the new file"
 
         # A broken file changes nothing.
         path.write_text("[display]\nlocales = 12\n")
-        app.reload_from_file()
+        kiosk.reload(app)
         await pilot.pause()
         assert app.shown_locale == "de_DE"
-        assert len(recorder.reloaded) == 1
+        assert app.settings.display.locales == kiosk.settings.display.locales == ["de_DE"]
 
         await pilot.press("ctrl+q")
         await pilot.pause()
@@ -255,6 +269,20 @@ quit_key = "{quit_key}"
         await pilot.press("f10")
         await pilot.pause()
         assert app.return_code == 0
+
+
+async def test_the_screen_alone_takes_no_signal_and_writes_no_pid_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Signals are the kiosk's: a screen without its hooks (a headless screenshot, a test)
+    leaves SIGTERM, SIGHUP and the PID file alone."""
+    monkeypatch.setenv("RUNTIME_DIRECTORY", str(tmp_path))
+    app = board_app(["en_US"])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: "Now calling" in screen_text(app))
+        assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+        assert signal.getsignal(signal.SIGHUP) is signal.SIG_DFL
+        assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.parametrize("theme", ["dark", "high-contrast", "console"])

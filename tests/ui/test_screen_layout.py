@@ -8,7 +8,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from boards import (
+
+from lobby_display.app import LobbyApp
+from lobby_display.board import Board
+from lobby_display.models import Queue, QueueState, keyed, pick_name
+from lobby_display.queue_layout import Column
+from lobby_display.updates import QueueStatesSnapshot
+from tests.helpers.boards import (
     Clock,
     at,
     board_app,
@@ -18,12 +24,6 @@ from boards import (
     reference,
     screen_text,
 )
-
-from lobby_display.app import LobbyApp
-from lobby_display.board import Board
-from lobby_display.models import Queue, QueueState, keyed, pick_name
-from lobby_display.updates import QueueStatesSnapshot
-from lobby_display.widgets.queue_board import Column
 
 #: 106x30 is the TV (foot full screen at 1920x1080, or 3840x2160 at twice the font size).
 SIZES = [(80, 24), (100, 30), (106, 30), (120, 34), (160, 45), (200, 56), (240, 67)]
@@ -175,7 +175,7 @@ def board_of_short_queues(count: int) -> Board:
     names = reference()
     ids = [f"q-{n:02d}" for n in range(count)]
     queues = keyed(
-        Queue, {qid: {"name": {"en_US": f"Service {qid[2:]}"}} for qid in ids}, "queueId"
+        Queue, {qid: {"name": {"en_US": f"Service {qid[2:]}"}} for qid in ids}, "queue_id"
     )
     board.apply(replace(names, queues=queues), at(-1))
     states = keyed(
@@ -194,7 +194,7 @@ def board_of_short_queues(count: int) -> Board:
             }
             for qid in ids
         },
-        "queueId",
+        "queue_id",
     )
     board.apply(QueueStatesSnapshot(states), at(-1))
     return board
@@ -224,20 +224,20 @@ async def test_queues_that_do_not_fit_are_shown_a_page_at_a_time() -> None:
         keyed(
             Queue,
             {f"q-extra{n}": {"name": {"en_US": f"Extra service {n}"}} for n in range(8)},
-            "queueId",
+            "queue_id",
         )
     )
     board.apply(replace(names, queues=queues), clock.now)
     app = board_app(["en_US"], clock, board=board)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        board = app.queue_board
-        assert board.pages > 1
+        shown = app.queue_board
+        assert shown.pages > 1
         seen: set[str] = set()
-        for _ in range(board.pages):
+        for _ in range(shown.pages):
             text = screen_text(app)
-            assert f"{board.page + 1}/{board.pages}" in text
-            seen.update(row.name for row in board.visible_rows if row.name and not row.sub)
+            assert f"{shown.page + 1}/{shown.pages}" in text
+            seen.update(row.name for row in shown.visible_rows if row.name and not row.sub)
             # Pages turn once every locale has had its turn (12 s with one locale).
             clock.advance(app.settings.display.rotation_seconds)
             app.tick()

@@ -5,7 +5,11 @@ back to the place's language."""
 from __future__ import annotations
 
 import pytest
-from boards import (
+from rich.cells import cell_len
+
+from lobby_display.models import Queue, keyed
+from lobby_display.updates import ReferenceData
+from tests.helpers.boards import (
     Clock,
     board_app,
     make_board,
@@ -15,10 +19,6 @@ from boards import (
     screen_text,
     terminal_output,
 )
-from rich.cells import cell_len
-
-from lobby_display.models import Queue, keyed
-from lobby_display.updates import ReferenceData
 
 FRENCH = (
     "mardi 24 novembre 2026",
@@ -151,7 +151,7 @@ async def test_a_name_missing_in_the_shown_locale_falls_back_to_the_place_langua
                 "q-pass": {"name": {"en_US": "Passports", "fr_FR": "Passeports"}},
                 "q-social": {"name": {"en_US": "Social services"}},
             },
-            "queueId",
+            "queue_id",
         ),
     )
     app = board_app(["de_DE"], clock, board=board)

@@ -8,18 +8,6 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from boards import (
-    Clock,
-    FakeSource,
-    at,
-    call,
-    counters,
-    make_board,
-    make_settings,
-    queue_states,
-    reference,
-    wait_for,
-)
 from textual.strip import Strip
 
 from lobby_display.app import LobbyApp
@@ -32,6 +20,18 @@ from lobby_display.updates import (
     QueueStatesSnapshot,
     TicketRemoved,
     Update,
+)
+from tests.helpers.boards import (
+    Clock,
+    FakeSource,
+    at,
+    call,
+    counters,
+    make_board,
+    make_settings,
+    queue_states,
+    reference,
+    wait_for,
 )
 
 
@@ -107,7 +107,7 @@ def board_with_pages(settings: Settings) -> Board:
     names = reference()
     queues = dict(names.queues)
     extra = {f"q-extra{n}": {"name": {"en_US": f"Extra service {n}"}} for n in range(8)}
-    queues.update(keyed(Queue, extra, "queueId"))
+    queues.update(keyed(Queue, extra, "queue_id"))
     board.apply(replace(names, queues=queues), at(-600))
     return board
 
@@ -179,7 +179,7 @@ async def test_calls_between_two_frames_are_drawn_together_in_the_next_frame() -
 
     async with app.run_test(size=(160, 45)) as pilot:
         await wait_for(pilot, lambda: app.recent_calls.visible_rows != ())
-        app.recent_calls.show = counting_show  # type: ignore[method-assign]
+        app.recent_calls.show = counting_show  # type: ignore[method-assign, assignment]
         # A pacer that has drawn nothing yet (a quiet spell) and then spaces frames by 2 s: a
         # call drawn within the turns of the loop that bring it is drawn at once.
         app._pacer = FramePacer(fastest=2.0, slowest=2.0)

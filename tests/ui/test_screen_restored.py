@@ -5,11 +5,12 @@ from __future__ import annotations
 from datetime import UTC
 
 import pytest
-from boards import NOW, Clock, make_board, make_settings, screen_text
 
 from lobby_display import app as app_module
 from lobby_display.app import LobbyApp
-from lobby_display.board import Board, BoardSettings
+from lobby_display.board import BoardSettings
+from lobby_display.state import SavedBoard
+from tests.helpers.boards import NOW, Clock, make_board, make_settings, screen_text
 
 
 async def test_a_restored_board_shows_the_place_time_from_the_first_frame(
@@ -17,8 +18,8 @@ async def test_a_restored_board_shows_the_place_time_from_the_first_frame(
 ) -> None:
     monkeypatch.setattr(app_module, "machine_timezone", lambda: UTC)
     settings = make_settings(timezone="")  # the clock follows the place, not the config
-    saved = make_board(settings).to_state(NOW)
-    restored = Board.from_state(BoardSettings.from_settings(settings), saved, NOW)
+    saved = SavedBoard.of(make_board(settings).memory(NOW), NOW)
+    restored = saved.restore(BoardSettings.from_settings(settings), NOW)
     app = LobbyApp(settings, None, clock=Clock(), board=restored)
     async with app.run_test(size=(120, 34)) as pilot:
         await pilot.pause()

@@ -8,10 +8,10 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from boards import Clock, FakeSource, make_settings, reference, screen_text, wait_for
 
 from lobby_display.app import LobbyApp
 from lobby_display.updates import ReferenceData
+from tests.helpers.boards import Clock, FakeSource, make_settings, reference, screen_text, wait_for
 
 #: 13:05 UTC on 24 November 2026, as each zone's clock reads it.
 TIMES = {
@@ -30,6 +30,7 @@ def _machine_in_kolkata(monkeypatch: pytest.MonkeyPatch) -> None:
 def place_in(zone: str) -> ReferenceData:
     """The reference data of a place whose time zone is `zone` ("": the service gives none)."""
     data = reference()
+    assert data.place is not None
     return dataclasses.replace(data, place=data.place.model_copy(update={"timezone": zone}))
 
 

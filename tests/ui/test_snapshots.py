@@ -12,11 +12,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from boards import NOW, Clock, at, board_app, call, make_board, make_settings
 
 from lobby_display.app import LobbyApp
 from lobby_display.models import LOCALES
 from lobby_display.updates import Feed, FeedHealth, FeedStatus
+from tests.helpers.boards import NOW, Clock, at, board_app, call, make_board, make_settings
 
 SnapCompare = Any
 

@@ -43,7 +43,9 @@ def call(label: str, counter: str = "Desk 1", *, recall: int = 0, announce: bool
 class FakeVoice:
     """A text-to-speech engine that 'renders' a sentence to a path naming the voice and text."""
 
-    def __init__(self, available: set[str] = ALL_VOICES, failing: set[str] = frozenset()) -> None:
+    def __init__(
+        self, available: set[str] = ALL_VOICES, failing: frozenset[str] | set[str] = frozenset()
+    ) -> None:
         self.available = available
         self.failing = failing
         self.rendered: list[str] = []

@@ -22,7 +22,6 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
-from helpers.unprivileged import as_unprivileged, give, shared_folder
 from lobby_display import signing
 from lobby_display.auth import (
     KEY_CACHE_NAME,
@@ -42,6 +41,7 @@ from lobby_display.auth import (
     token_claims,
 )
 from lobby_display.config import settings_from_dict
+from tests.helpers.unprivileged import as_unprivileged, give, shared_folder
 
 DISPLAY_URL = "https://display.example.test"
 COMPANY = "Example Company"
@@ -706,7 +706,7 @@ class TestKeyParsedWhenNeeded:
         self, tmp_path: Path, rsa_key: rsa.RSAPrivateKey, case: str, match: str
     ) -> None:
         ec_key = ec.generate_private_key(ec.SECP256R1())
-        pem = {
+        pems: dict[str, Callable[[], str]] = {
             "encrypted pkcs8": lambda: pem_of(rsa_key, "pkcs8", b"passphrase"),
             "encrypted traditional": lambda: pem_of(rsa_key, "traditional", b"passphrase"),
             "ec pkcs8": lambda: pem_of(ec_key, "pkcs8"),
@@ -719,7 +719,8 @@ class TestKeyParsedWhenNeeded:
                 "-----BEGIN RSA PRIVATE KEY-----\nVE9QU0VDUkVUIEJZVEVT\n"
                 "-----END RSA PRIVATE KEY-----"
             ),
-        }[case]()
+        }
+        pem = pems[case]()
         path = write_account(tmp_path / "sa.json", pem)
         for parse_key in (True, False):
             with pytest.raises(CredentialsError, match=match) as caught:

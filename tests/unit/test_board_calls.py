@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from test_board_support import at, health, make_board, reference, ticket
-
 from lobby_display.models import TicketState
 from lobby_display.updates import (
     Feed,
@@ -12,6 +10,7 @@ from lobby_display.updates import (
     TicketRemoved,
     TicketsSnapshot,
 )
+from tests.helpers.board_support import at, health, make_board, reference, ticket
 
 CALLED = TicketState.CALLED
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from test_board_support import at, counter, health, make_board, queue_state, reference, ticket
-
 from lobby_display.board import Changes
 from lobby_display.models import TicketState
 from lobby_display.updates import (
@@ -16,6 +14,15 @@ from lobby_display.updates import (
     QueueStatesSnapshot,
     TicketChanged,
     TicketsSnapshot,
+)
+from tests.helpers.board_support import (
+    at,
+    counter,
+    health,
+    make_board,
+    queue_state,
+    reference,
+    ticket,
 )
 
 

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from test_board_support import at, counter, make_board, reference
-
 from lobby_display.updates import CounterChanged, CountersSnapshot
+from tests.helpers.board_support import at, counter, make_board, reference
 
 
 def test_counters_follow_the_configured_order_and_filter() -> None:

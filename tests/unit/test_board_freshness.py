@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from test_board_support import T0, at, health, make_board
 
 from lobby_display.board import Board
 from lobby_display.updates import Feed, FeedHealth, FeedStatus
 from lobby_display.views import PART_FEED, Freshness, Part
+from tests.helpers.board_support import T0, at, health, make_board
 
 STALE_AFTER = 30.0
 WITHDRAW_AFTER = 300.0

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from test_board_support import at, make_board, ticket
-
 from lobby_display.board import Board
 from lobby_display.models import TicketState
 from lobby_display.updates import Call, TicketChanged, TicketsSnapshot
+from tests.helpers.board_support import at, make_board, ticket
 
 CALLED = TicketState.CALLED
 

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from test_board_support import at, make_board, ticket
-
 from lobby_display.models import TicketState, Timeline
 from lobby_display.updates import TicketChanged, TicketsSnapshot
+from tests.helpers.board_support import at, make_board, ticket
 
 TICKETS = 50_000
 
@@ -15,18 +14,18 @@ def test_fifty_thousand_tickets_leave_the_board_no_bigger() -> None:
     board = make_board(seen_calls_limit=limit, recent_calls=6)
     board.apply(TicketsSnapshot(()), at(0))
     booked = ticket("template", group=2, appointment_type="visit", appointment_type_name="Visit")
-    called_timeline = Timeline(calledAt=at(0))
+    called_timeline = Timeline(called_at=at(0))
 
     for index in range(TICKETS):
         now = at(index)
         ticket_id = f"t{index}"
         # model_copy: building 150,000 tickets through validation would dominate the test.
-        waiting = booked.model_copy(update={"ticketId": ticket_id, "label": f"A{index}"})
+        waiting = booked.model_copy(update={"ticket_id": ticket_id, "label": f"A{index}"})
         board.apply(TicketChanged(waiting), now)
         called = waiting.model_copy(
             update={
                 "state": TicketState.CALLED,
-                "timeline": called_timeline.model_copy(update={"calledAt": now}),
+                "timeline": called_timeline.model_copy(update={"called_at": now}),
             }
         )
         board.apply(TicketChanged(called), now)

@@ -7,16 +7,15 @@ disagree with it, hypothesis finds the sequence and shrinks it.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_board_support import at, counter, queue_state, ticket
 
 from lobby_display.board import Board, BoardSettings
 from lobby_display.models import FINISHED_STATES, WAITING_STATES, Ticket, TicketState
+from lobby_display.state import SavedBoard
 from lobby_display.updates import (
     CounterChanged,
     CountersSnapshot,
@@ -30,6 +29,7 @@ from lobby_display.updates import (
     TicketsSnapshot,
     Update,
 )
+from tests.helpers.board_support import at, counter, queue_state, ticket
 
 SHOWN_QUEUES = ("q1", "q2")
 RECENT = 3
@@ -101,14 +101,14 @@ class Replay:
 
     def see(self, ticket: Ticket) -> None:
         if ticket.state in WAITING_STATES:
-            self.seen.pop(ticket.ticketId, None)
+            self.seen.pop(ticket.ticket_id, None)
         elif ticket.state == TicketState.CALLED:
-            recall = max(ticket.recalledCount, len(ticket.timeline.recalledAt))
-            if ticket.ticketId not in self.seen or recall > self.seen[ticket.ticketId]:
-                self.seen[ticket.ticketId] = recall
-                if ticket.ticketId in self.recent:
-                    self.recent.remove(ticket.ticketId)
-                self.recent.insert(0, ticket.ticketId)
+            recall = max(ticket.recalled_count, len(ticket.timeline.recalled_at))
+            if ticket.ticket_id not in self.seen or recall > self.seen[ticket.ticket_id]:
+                self.seen[ticket.ticket_id] = recall
+                if ticket.ticket_id in self.recent:
+                    self.recent.remove(ticket.ticket_id)
+                self.recent.insert(0, ticket.ticket_id)
 
     @staticmethod
     def shown(ticket: Ticket) -> bool:
@@ -120,10 +120,10 @@ class Replay:
         ]
         by_type: dict[str, tuple[int, int]] = {}
         for t in tickets:
-            if t.appointmentType.id:
-                count, people = by_type.get(t.appointmentType.id, (0, 0))
-                by_type[t.appointmentType.id] = (count + 1, people + t.groupSize)
-        return len(tickets), sum(t.groupSize for t in tickets), by_type
+            if t.appointment_type.id:
+                count, people = by_type.get(t.appointment_type.id, (0, 0))
+                by_type[t.appointment_type.id] = (count + 1, people + t.group_size)
+        return len(tickets), sum(t.group_size for t in tickets), by_type
 
 
 def run(step: tuple[str, Any], seconds: float, replay: Replay) -> Update:
@@ -132,10 +132,10 @@ def run(step: tuple[str, Any], seconds: float, replay: Replay) -> Update:
     if kind == "ticket":
         one = make_ticket(data, seconds)
         if replay.shown(one):
-            replay.current[one.ticketId] = one
+            replay.current[one.ticket_id] = one
             replay.see(one)
         else:
-            replay.current.pop(one.ticketId, None)
+            replay.current.pop(one.ticket_id, None)
         return TicketChanged(one)
     if kind == "remove":
         replay.current.pop(data, None)
@@ -143,7 +143,7 @@ def run(step: tuple[str, Any], seconds: float, replay: Replay) -> Update:
     if kind == "tickets":
         tickets = tuple(make_ticket(spec, seconds) for spec in data)
         replay.had_tickets = True
-        replay.current = {t.ticketId: t for t in tickets if replay.shown(t)}
+        replay.current = {t.ticket_id: t for t in tickets if replay.shown(t)}
         for t in replay.current.values():
             replay.see(t)
         return TicketsSnapshot(tickets)
@@ -206,7 +206,8 @@ def test_the_board_equals_a_naive_replay_of_any_interleaving(
 
     # And what it saves shows the same after a restart.
     end = len(sequence) + 1
-    restored = Board.from_state(SETTINGS, json.loads(json.dumps(board.to_state(at(end)))), at(end))
+    saved = SavedBoard.of(board.memory(at(end)), at(end)).to_json()
+    restored = SavedBoard.model_validate_json(saved).restore(SETTINGS, at(end))
     assert restored.queues() == board.queues()
     assert restored.counters() == board.counters()
     # Restored calls are listed as they were, never to be announced again.

@@ -6,12 +6,12 @@ from datetime import datetime
 from typing import Any
 
 import pytest
-from test_board_support import T0, at, make_board, queue_state, reference
 
 from lobby_display.board import first_availability, queue_status
 from lobby_display.models import Queue
 from lobby_display.updates import QueueStateChanged, QueueStatesSnapshot
 from lobby_display.views import QueueStatus, TimeslotView
+from tests.helpers.board_support import T0, at, make_board, queue_state, reference
 
 OPEN: dict[str, Any] = {"bookingIsOpened": True, "queueIsOpened": True, "pause": False}
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from test_board_support import at, health, make_board, recent_labels, ticket
-
 from lobby_display.board import NOW_CALLING_MAX
 from lobby_display.models import TicketState
 from lobby_display.updates import Feed, FeedStatus, TicketChanged, TicketRemoved, TicketsSnapshot
+from tests.helpers.board_support import at, health, make_board, recent_labels, ticket
 
 CALLED = TicketState.CALLED
 

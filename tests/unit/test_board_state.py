@@ -3,22 +3,14 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from typing import Any
 
 import pytest
-from test_board_support import (
-    at,
-    counter,
-    health,
-    make_board,
-    queue_state,
-    recent_labels,
-    reference,
-    ticket,
-)
 
 from lobby_display.board import Board, BoardSettings
 from lobby_display.models import TicketState
+from lobby_display.state import SavedBoard
 from lobby_display.updates import (
     CountersSnapshot,
     Feed,
@@ -28,6 +20,16 @@ from lobby_display.updates import (
     TicketsSnapshot,
 )
 from lobby_display.views import Freshness, Part
+from tests.helpers.board_support import (
+    at,
+    counter,
+    health,
+    make_board,
+    queue_state,
+    recent_labels,
+    reference,
+    ticket,
+)
 
 SETTINGS = BoardSettings(stale_after_seconds=30, withdraw_after_seconds=300)
 
@@ -81,16 +83,15 @@ def busy_board() -> Board:
     return board
 
 
-def roundtrip(state: dict[str, Any]) -> dict[str, Any]:
-    """`state` through JSON text, as it goes to disk and back."""
-    loaded: dict[str, Any] = json.loads(json.dumps(state))
-    return loaded
+def saved(board: Board, now: datetime) -> SavedBoard:
+    """What `board` keeps at `now`, through JSON text, as it goes to disk and back."""
+    return SavedBoard.model_validate_json(SavedBoard.of(board.memory(now), now).to_json())
 
 
 def test_a_restored_board_shows_what_the_saved_one_showed() -> None:
     board = busy_board()
 
-    restored = Board.from_state(SETTINGS, roundtrip(board.to_state(at(10))), at(20))
+    restored = saved(board, at(10)).restore(SETTINGS, at(20))
 
     assert restored.queues() == board.queues()
     assert restored.counters() == board.counters()
@@ -106,7 +107,7 @@ def test_a_restored_board_is_out_of_date_never_live() -> None:
     board = busy_board()
     board.apply(health(Feed.COUNTERS, FeedStatus.RECONNECTING, 9), at(9))
 
-    restored = Board.from_state(SETTINGS, roundtrip(board.to_state(at(10))), at(12))
+    restored = saved(board, at(10)).restore(SETTINGS, at(12))
 
     parts = restored.parts(at(12))
     assert {view.freshness for view in parts.values()} == {Freshness.STALE}
@@ -118,7 +119,7 @@ def test_a_restored_board_is_out_of_date_never_live() -> None:
 
 
 def test_a_part_is_live_again_once_its_feed_is() -> None:
-    restored = Board.from_state(SETTINGS, roundtrip(busy_board().to_state(at(10))), at(12))
+    restored = saved(busy_board(), at(10)).restore(SETTINGS, at(12))
 
     restored.apply(QueueStatesSnapshot({"q1": queue_state("q1")}), at(13))
     restored.apply(health(Feed.QUEUES, FeedStatus.LIVE, 13), at(13))
@@ -129,7 +130,7 @@ def test_a_part_is_live_again_once_its_feed_is() -> None:
 
 
 def test_restored_calls_are_neither_highlighted_nor_announced_again() -> None:
-    restored = Board.from_state(SETTINGS, roundtrip(busy_board().to_state(at(10))), at(12))
+    restored = saved(busy_board(), at(10)).restore(SETTINGS, at(12))
 
     assert not restored.now_calling(at(12)).highlighted
     changes = restored.apply(
@@ -141,7 +142,7 @@ def test_restored_calls_are_neither_highlighted_nor_announced_again() -> None:
 def test_counts_made_from_tickets_survive_until_the_tickets_feed_speaks() -> None:
     board = busy_board()
 
-    restored = Board.from_state(SETTINGS, roundtrip(board.to_state(at(10))), at(12))
+    restored = saved(board, at(10)).restore(SETTINGS, at(12))
 
     row = restored.queue("q2")
     assert row is not None and row.counts_from_tickets
@@ -152,11 +153,15 @@ def test_counts_made_from_tickets_survive_until_the_tickets_feed_speaks() -> Non
     assert row is not None and (row.waiting_tickets, row.waiting_people) == (0, 0)
 
 
-def test_the_state_is_plain_json() -> None:
-    state = busy_board().to_state(at(10))
+def test_the_saved_board_is_plain_json_with_the_wire_names() -> None:
+    text = SavedBoard.of(busy_board().memory(at(10)), at(10)).to_json()
 
-    assert roundtrip(state) == state
-    assert state["saved_at"] == at(10).isoformat()
+    data = json.loads(text)
+    assert SavedBoard.model_validate(data) == SavedBoard.model_validate_json(text)
+    assert data["saved_at"] == at(10).isoformat()
+    # The service's records keep the wire's names, as in files written before.
+    assert data["queue_states"]["q1"]["queueIsFullForTheDay"] is True
+    assert data["queues"]["q1"]["appointmentTypes"]["visit"]["appointmentTypeId"] == "visit"
 
 
 @pytest.mark.parametrize(
@@ -172,13 +177,13 @@ def test_the_state_is_plain_json() -> None:
 )
 def test_a_state_that_is_not_ours_is_refused(state: dict[str, Any]) -> None:
     with pytest.raises(ValueError):
-        Board.from_state(SETTINGS, state, at(0))
+        SavedBoard.model_validate(state).restore(SETTINGS, at(0))
 
 
 def test_an_empty_board_round_trips() -> None:
     board = make_board()
 
-    restored = Board.from_state(BoardSettings(), roundtrip(board.to_state(at(1))), at(2))
+    restored = saved(board, at(1)).restore(BoardSettings(), at(2))
 
     assert restored.queues() == () and restored.counters() == () and restored.recent_calls() == ()
 
@@ -188,7 +193,7 @@ def test_still_called_tickets_beyond_the_recent_list_are_not_announced_after_a_r
     called = tuple(ticket(f"t{n}", TicketState.CALLED, called_at=at(n)) for n in range(10))
     board.apply(TicketsSnapshot(called), at(10))
 
-    restored = Board.from_state(SETTINGS, roundtrip(board.to_state(at(11))), at(12))
+    restored = saved(board, at(11)).restore(SETTINGS, at(12))
     changes = restored.apply(TicketsSnapshot(called), at(13))
 
     assert len(board.recent_calls()) < len(called)

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from test_board_support import at, make_board, queue_state, ticket
-
 from lobby_display.models import TicketState
 from lobby_display.updates import QueueStateChanged, TicketChanged, TicketRemoved, TicketsSnapshot
+from tests.helpers.board_support import at, make_board, queue_state, ticket
 
 
 def test_a_snapshot_replaces_the_current_tickets() -> None:

@@ -46,7 +46,7 @@ def placeholders(text: str) -> set[str]:
 def test_the_template_holds_every_message_marked_in_the_source() -> None:
     """A string added to the code without `make messages` would show in English everywhere."""
     with (ROOT / "babel.cfg").open() as config:
-        method_map, options_map = parse_mapping_cfg(config)
+        method_map, options_map = parse_mapping_cfg(config)  # type: ignore[no-untyped-call]
     extracted: set[str | tuple[str, ...]] = set()
     for _file, _line, message, _comments, _context in extract_from_dir(
         ROOT / "src" / "lobby_display", method_map, options_map
@@ -73,7 +73,7 @@ def test_every_message_is_translated_and_none_is_fuzzy(locale: str) -> None:
         if not message.id:
             continue
         assert not message.fuzzy, f"{locale}: fuzzy entry {message.id!r}"
-        forms = [message.string] if isinstance(message.string, str) else list(message.string)
+        forms = [message.string] if isinstance(message.string, str) else list(message.string or ())
         assert all(form.strip() for form in forms), f"{locale}: untranslated {message.id!r}"
         if message.pluralizable:
             assert len(forms) == nplurals, f"{locale}: {message.id!r} needs {nplurals} forms"

@@ -44,7 +44,7 @@ class RestTickets:
 
 
 def decoder(rest: RestTickets | None = None) -> TicketDecoder:
-    return TicketDecoder(rest or RestTickets([]), ["Q1"])  # type: ignore[arg-type]
+    return TicketDecoder(rest or RestTickets([]), ["Q1"])
 
 
 class TestTicketFeed:
@@ -54,7 +54,7 @@ class TestTicketFeed:
         )
         assert len(updates) == 1
         assert isinstance(updates[0], TicketsSnapshot)
-        assert [t.ticketId for t in updates[0].tickets] == ["t1", "t2"]
+        assert [t.ticket_id for t in updates[0].tickets] == ["t1", "t2"]
 
     async def test_short_first_page_is_completed_over_rest(self) -> None:
         everything = [Ticket.model_validate(ticket(f"t{i}")) for i in range(60)]
@@ -87,7 +87,7 @@ class TestTicketFeed:
         updates = await known.change(event)
         assert len(updates) == 1
         assert isinstance(updates[0], TicketChanged)
-        assert updates[0].ticket.ticketId == "t1"
+        assert updates[0].ticket.ticket_id == "t1"
         assert updates[0].ticket.state == 200
 
     async def test_a_deletion_removes_the_ticket(self) -> None:
@@ -120,7 +120,7 @@ class TestQueueStateFeed:
         )
         assert isinstance(updates[0], QueueStatesSnapshot)
         assert updates[0].states["Q1"].pause is True
-        assert updates[0].states["Q2"].bookingIsOpened is True
+        assert updates[0].states["Q2"].booking_is_opened is True
 
     async def test_one_queue_changes(self) -> None:
         known = QueueStateDecoder(["Q1"])
@@ -133,7 +133,7 @@ class TestQueueStateFeed:
             }
         )
         assert isinstance(updates[0], QueueStateChanged)
-        assert updates[0].state.queueLength.queueTicketLength == 4
+        assert updates[0].state.queue_length.queue_ticket_length == 4
 
     async def test_all_data_again_is_a_snapshot(self) -> None:
         updates = await QueueStateDecoder(["Q1"]).change(

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from PIL import ImageFilter
 
-from helpers.pictures import mosaic_bitmap, ocr_line, reads_as
 from lobby_display.graphics.mosaic import CHARACTERS, Mosaic, mosaic
+from tests.helpers.pictures import mosaic_bitmap, ocr_line, reads_as
 
 
 def test_every_pattern_of_dots_has_its_own_character() -> None:

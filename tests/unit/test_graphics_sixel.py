@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from helpers.pictures import decode_sixel, ocr_line, reads_as
 from lobby_display.graphics import sixel
 from lobby_display.graphics.raster import rasterise
+from tests.helpers.pictures import decode_sixel, ocr_line, reads_as
 
 AMBER, DARK = (255, 179, 0), (16, 20, 24)
 
@@ -20,9 +20,11 @@ def test_the_picture_is_the_drawing_in_the_palette_of_the_two_colours() -> None:
     # Sixel colours travel as percentages: within 2/255 of the palette.
     for y in range(47):
         for x in range(120):
-            step = (mask.getpixel((x, y)) * (sixel.LEVELS - 1) + 127) // 255  # type: ignore[operator]
+            coverage = mask.getpixel((x, y))
+            assert isinstance(coverage, int)
+            step = (coverage * (sixel.LEVELS - 1) + 127) // 255
             got = picture.getpixel((x, y))
-            assert all(abs(a - b) <= 2 for a, b in zip(got, colours[step], strict=True)), (x, y)  # type: ignore[arg-type]
+            assert all(abs(a - b) <= 2 for a, b in zip(got, colours[step], strict=True)), (x, y)
 
 
 def test_the_palette_runs_from_the_background_to_the_ink() -> None:

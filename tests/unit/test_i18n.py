@@ -12,7 +12,7 @@ from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
 from rich.cells import cell_len
 
-from lobby_display import messages
+from lobby_display import strings
 from lobby_display.i18n import LocaleRotation, LocaleText, buddhist_pattern, load_catalog
 from lobby_display.models import LOCALES
 
@@ -96,16 +96,6 @@ def test_buddhist_pattern_rewrites_year_and_era_fields_only() -> None:
     assert buddhist_pattern("d MMMM G y", 2026) == "d MMMM พ.ศ. 2569"
     assert buddhist_pattern("dd/MM/yy", 2026) == "dd/MM/69"
     assert buddhist_pattern("HH:mm", 2026) == "HH:mm"
-
-
-def test_opening_hours_of_a_day() -> None:
-    morning = (NOW.replace(hour=9), NOW.replace(hour=12, minute=30))
-    afternoon = (NOW.replace(hour=14), NOW.replace(hour=17))
-    assert LocaleText("fr_FR", PARIS).day_hours([morning, afternoon]) == (
-        "09:00–12:30, 14:00–17:00"
-    )
-    assert LocaleText("ja_JP", PARIS).day_hours([morning, afternoon]) == "9:00–12:30、14:00–17:00"
-    assert LocaleText("en_US", PARIS).day_hours([]) == ""
 
 
 # --- when is the next free slot ------------------------------------------------------------------
@@ -215,8 +205,8 @@ def test_no_slot_has_its_own_words(locale: str) -> None:
 )
 def test_headings_are_translated(locale: str, now_calling: str, counter: str) -> None:
     text = LocaleText(locale)
-    assert text.text(messages.NOW_CALLING) == now_calling
-    assert text.text(messages.COUNTER) == counter
+    assert text.text(strings.NOW_CALLING) == now_calling
+    assert text.text(strings.COUNTER) == counter
 
 
 @pytest.mark.parametrize(
@@ -236,37 +226,37 @@ def test_headings_are_translated(locale: str, now_calling: str, counter: str) ->
 def test_people_counts_take_the_languages_plural_form(locale: str, counts: dict[int, str]) -> None:
     text = LocaleText(locale)
     for n, expected in counts.items():
-        assert text.plural(messages.PEOPLE, n) == expected
+        assert text.plural(strings.PEOPLE, n) == expected
 
 
 def test_plural_counts_are_formatted_as_numbers_of_the_locale() -> None:
-    assert LocaleText("fr_FR").plural(messages.TICKETS, 1500) == "1\u202f500 tickets"
-    assert LocaleText("en_US").plural(messages.TICKETS, 1500) == "1,500 tickets"
-    assert LocaleText("en_US").plural(messages.TICKETS, 1) == "1 ticket"
+    assert LocaleText("fr_FR").plural(strings.TICKETS, 1500) == "1\u202f500 tickets"
+    assert LocaleText("en_US").plural(strings.TICKETS, 1500) == "1,500 tickets"
+    assert LocaleText("en_US").plural(strings.TICKETS, 1) == "1 ticket"
 
 
 def test_named_placeholders_are_filled_and_values_stay_literal() -> None:
     text = LocaleText("de_DE", PARIS)
-    assert text.text(messages.OPENS, when="14:00") == "Öffnet: 14:00"
-    assert text.text(messages.RECONNECTING_ATTEMPT, n=3) == "Verbinde neu (Versuch 3)"
+    assert text.text(strings.OPENS, when="14:00") == "Öffnet: 14:00"
+    assert text.text(strings.RECONNECTING_ATTEMPT, n=3) == "Verbinde neu (Versuch 3)"
     # A counter name from the network is inserted as it is, never interpreted.
     hostile = "{n} [bold]Desk{0}[/bold]"
-    assert text.text(messages.GO_TO_COUNTER, counter=hostile) == f"Bitte zu {hostile}"
+    assert text.text(strings.GO_TO_COUNTER, counter=hostile) == f"Bitte zu {hostile}"
 
 
 def test_a_missing_catalog_falls_back_to_english_with_local_formats(tmp_path: Path) -> None:
     text = LocaleText("fr_FR", PARIS, directory=tmp_path)
-    assert text.text(messages.NOW_CALLING) == "Now calling"
-    assert text.plural(messages.PEOPLE, 1) == "1 person"
-    assert text.plural(messages.PEOPLE, 2000) == "2\u202f000 people"
+    assert text.text(strings.NOW_CALLING) == "Now calling"
+    assert text.plural(strings.PEOPLE, 1) == "1 person"
+    assert text.plural(strings.PEOPLE, 2000) == "2\u202f000 people"
     assert text.next_slot(NOW, NOW) == "now"
     assert plain(text.next_slot(NOW + timedelta(minutes=5), NOW)) == "dans 5 min"
 
 
 def test_a_translation_with_a_wrong_placeholder_falls_back_to_the_source(tmp_path: Path) -> None:
     catalog = Catalog(locale="de_DE", domain="lobby_display")
-    catalog.add(messages.OPENS, "Öffnet: {wann}")
-    catalog.add(messages.NOW_CALLING, "Aufruf")
+    catalog.add(strings.OPENS, "Öffnet: {wann}")
+    catalog.add(strings.NOW_CALLING, "Aufruf")
     folder = tmp_path / "de_DE" / "LC_MESSAGES"
     folder.mkdir(parents=True)
     buffer = BytesIO()
@@ -274,18 +264,18 @@ def test_a_translation_with_a_wrong_placeholder_falls_back_to_the_source(tmp_pat
     (folder / "lobby_display.mo").write_bytes(buffer.getvalue())
 
     text = LocaleText("de_DE", directory=tmp_path)
-    assert text.text(messages.NOW_CALLING) == "Aufruf"
-    assert text.text(messages.OPENS, when="14:00") == "Opens 14:00"
+    assert text.text(strings.NOW_CALLING) == "Aufruf"
+    assert text.text(strings.OPENS, when="14:00") == "Opens 14:00"
 
 
 # --- written for the kiosk's terminal ------------------------------------------------------------
 
 
-def _every_message() -> list[str | messages.PluralMessage]:
+def _every_message() -> list[str | strings.PluralMessage]:
     return [
         value
-        for name, value in vars(messages).items()
-        if name.isupper() and isinstance(value, str | messages.PluralMessage)
+        for name, value in vars(strings).items()
+        if name.isupper() and isinstance(value, str | strings.PluralMessage)
     ]
 
 
@@ -295,7 +285,7 @@ def test_no_thai_catalog_string_reaches_the_screen_with_sara_am() -> None:
     catalog = load_catalog("th_TH")
     written = 0
     for message in _every_message():
-        if isinstance(message, messages.PluralMessage):
+        if isinstance(message, strings.PluralMessage):
             pairs = [
                 (
                     text.ngettext(message.singular, message.plural, n),
@@ -310,7 +300,7 @@ def test_no_thai_catalog_string_reaches_the_screen_with_sara_am() -> None:
             assert cell_len(shown) == cell_len(translated)
             written += "\u0e33" in translated
     assert written >= 5, "the Thai catalog has words with SARA AM (กำลัง, ทำการ, จำลอง...)"
-    assert text.text(messages.DEMO) == "การสาธิต: ข้อมูลจ\u0e4d\u0e32ลอง"
+    assert text.text(strings.DEMO) == "การสาธิต: ข้อมูลจ\u0e4d\u0e32ลอง"
 
 
 def test_a_thai_babel_date_with_sara_am_is_written_decomposed() -> None:
@@ -343,22 +333,19 @@ def test_rotation_shows_each_locale_for_its_period_in_turn() -> None:
     assert rotation.current(1_000_000 * 36 + 13) == "en_US"
 
 
-def test_rotation_tells_when_the_next_change_is_due() -> None:
+def test_rotation_counts_its_periods_from_its_start() -> None:
     rotation = LocaleRotation(["fr_FR", "en_US"], period_seconds=10, start=100)
     assert rotation.current(100) == "fr_FR"
-    assert rotation.next_change(100) == 110
-    assert rotation.next_change(109.5) == 110
-    assert rotation.next_change(110) == 120
+    assert rotation.current(109.5) == "fr_FR"
     assert rotation.current(110) == "en_US"
     # Before the start (a clock reading from before the screen came up) it still answers.
     assert rotation.current(95) == "en_US"
-    assert rotation.next_change(95) == 100
 
 
 def test_a_single_locale_never_changes() -> None:
     rotation = LocaleRotation(["ja_JP"], period_seconds=12)
     assert rotation.current(1e9) == "ja_JP"
-    assert rotation.next_change(5) is None
+    assert rotation.current(5) == "ja_JP"
 
 
 def test_rotation_skips_duplicates_and_refuses_nonsense() -> None:

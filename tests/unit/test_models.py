@@ -15,7 +15,6 @@ from lobby_display.models import (
     MAX_COMBINING_RUN,
     MAX_LABEL_LENGTH,
     MAX_NAME_LENGTH,
-    Company,
     Counter,
     Endpoint,
     Envelope,
@@ -121,21 +120,15 @@ class TestDateTimes:
                 "recalledAt": ["2026-11-22T09:33:00.000Z", "soon", None],
             }
         )
-        assert timeline.calledAt is None
-        assert timeline.bookedAt is None
-        assert timeline.doneAt == datetime(1970, 1, 1, tzinfo=UTC) + timedelta(milliseconds=42.5)
-        assert timeline.recalledAt == [datetime(2026, 11, 22, 9, 33, tzinfo=UTC)]
+        assert timeline.called_at is None
+        assert timeline.booked_at is None
+        assert timeline.done_at == datetime(1970, 1, 1, tzinfo=UTC) + timedelta(milliseconds=42.5)
+        assert timeline.recalled_at == [datetime(2026, 11, 22, 9, 33, tzinfo=UTC)]
         assert "unreadable date-time" in caplog.text
         assert "\x1b" not in caplog.text
 
 
 class TestRecords:
-    def test_company(self) -> None:
-        company = Company.model_validate(
-            {"companyId": "C1", "name": {"fr_FR": "Ville", "en_US": "City"}, "language": "fr_FR"}
-        )
-        assert (company.companyId, company.name["en_US"]) == ("C1", "City")
-
     def test_place(self) -> None:
         place = Place.model_validate(
             {
@@ -172,14 +165,14 @@ class TestRecords:
             }
         )
         assert queue.state is not None and queue.state.pause
-        assert sorted(queue.appointmentTypes) == ["AT1", "AT2"]
-        assert queue.appointmentTypes["AT2"].appointmentTypeId == "AT2"
+        assert sorted(queue.appointment_types) == ["AT1", "AT2"]
+        assert queue.appointment_types["AT2"].appointment_type_id == "AT2"
 
     def test_queue_with_appointment_types_as_a_list(self) -> None:
         queue = Queue.model_validate(
             {"queueId": "Q1", "appointmentTypes": [{"appointmentTypeId": 5, "name": "Visa"}]}
         )
-        assert queue.appointmentTypes["5"].name == {"": "Visa"}
+        assert queue.appointment_types["5"].name == {"": "Visa"}
 
     def test_counter(self) -> None:
         counter = Counter.model_validate(
@@ -194,11 +187,15 @@ class TestRecords:
             }
         )
         assert counter.infos.value == 17
-        assert counter.infos.nextRestart == datetime(2026, 11, 23, tzinfo=PARIS_WINTER)
+        assert counter.infos.next_restart == datetime(2026, 11, 23, tzinfo=PARIS_WINTER)
 
     def test_counter_with_empty_infos(self) -> None:
         counter = Counter.model_validate({"counterId": 3, "infos": {"value": None}})
-        assert (counter.counterId, counter.infos.value, counter.infos.nextRestart) == ("3", 0, None)
+        assert (counter.counter_id, counter.infos.value, counter.infos.next_restart) == (
+            "3",
+            0,
+            None,
+        )
 
     def test_endpoint(self) -> None:
         endpoint = Endpoint.model_validate(
@@ -210,7 +207,7 @@ class TestRecords:
         slot = TimeSlot.model_validate(
             {"startAt": "2026-11-22T09:00:00:00,0000+0100", "endAt": "2026-11-22T12:00:00.000Z"}
         )
-        assert slot.endAt - slot.startAt == timedelta(hours=4)
+        assert slot.end_at - slot.start_at == timedelta(hours=4)
 
     def test_envelope_and_error(self) -> None:
         envelope = Envelope.model_validate(
@@ -264,27 +261,34 @@ class TestQueueState:
 
     def test_every_field(self) -> None:
         state = QueueState.model_validate(self.payload())
-        assert state.bookingIsOpened and state.queueIsOpened and state.queueIsFullForAppointment
-        assert not state.queueIsFull
-        assert (state.queueLength.queueTicketLength, state.queueLength.queuePeopleLength) == (5, 8)
-        assert state.queueLength.byAppointmentType["AT1"].queuePeopleLength == 3
-        assert state.allFirstAvailabilities["AT1"][2] == datetime(2026, 11, 22, 11, tzinfo=UTC)
-        assert state.dayQueueTimeslot[0].endTime.hour == 11
-        assert state.nextQueueTimeslot is not None
-        assert state.nextQueueTimeslot.startTime.hour == 13
+        assert (
+            state.booking_is_opened
+            and state.queue_is_opened
+            and state.queue_is_full_for_appointment
+        )
+        assert not state.queue_is_full
+        assert (state.queue_length.queue_ticket_length, state.queue_length.queue_people_length) == (
+            5,
+            8,
+        )
+        assert state.queue_length.by_appointment_type["AT1"].queue_people_length == 3
+        assert state.all_first_availabilities["AT1"][2] == datetime(2026, 11, 22, 11, tzinfo=UTC)
+        assert state.day_queue_timeslot[0].end_time.hour == 11
+        assert state.next_queue_timeslot is not None
+        assert state.next_queue_timeslot.start_time.hour == 13
 
     def test_legacy_names(self) -> None:
         legacy = self.payload(opened=False, full=True)
         del legacy["bookingIsOpened"], legacy["queueIsFull"]
         state = QueueState.model_validate(legacy)
-        assert (state.bookingIsOpened, state.queueIsFull) == (False, True)
+        assert (state.booking_is_opened, state.queue_is_full) == (False, True)
 
     def test_missing_fields(self) -> None:
         state = QueueState.model_validate({"queueId": "Q1"})
-        assert state.bookingIsOpened is None and state.pause is None
-        assert state.queueLength.queueTicketLength == 0
-        assert state.allFirstAvailabilities == {}
-        assert state.dayQueueTimeslot == [] and state.nextQueueTimeslot is None
+        assert state.booking_is_opened is None and state.pause is None
+        assert state.queue_length.queue_ticket_length == 0
+        assert state.all_first_availabilities == {}
+        assert state.day_queue_timeslot == [] and state.next_queue_timeslot is None
 
     def test_unreadable_parts_are_dropped(self) -> None:
         state = QueueState.model_validate(
@@ -295,9 +299,9 @@ class TestQueueState:
                 queueLength=None,
             )
         )
-        assert state.allFirstAvailabilities == {"AT1": {3: None}}
-        assert state.dayQueueTimeslot == [] and state.nextQueueTimeslot is None
-        assert state.queueLength.queuePeopleLength == 0
+        assert state.all_first_availabilities == {"AT1": {3: None}}
+        assert state.day_queue_timeslot == [] and state.next_queue_timeslot is None
+        assert state.queue_length.queue_people_length == 0
 
 
 class TestTicket:
@@ -306,27 +310,27 @@ class TestTicket:
         assert ticket.label == "A042"
         assert ticket.state == TicketState.CALLED
         assert (ticket.queue.id, ticket.queue.name) == ("Q1", "Accueil")
-        assert ticket.appointmentType.name == "Passeport"
-        assert ticket.isAnAppointment and ticket.groupSize == 3
-        assert ticket.ticketPosition.global_.nbPeople == 7
-        assert ticket.ticketPosition.endpoint.nbTickets == 1
-        assert ticket.timeline.calledAt == datetime(2026, 11, 22, 9, 31, tzinfo=PARIS_WINTER)
-        assert ticket.timeline.inProgressAt is None
-        assert len(ticket.timeline.recalledAt) == 1
+        assert ticket.appointment_type.name == "Passeport"
+        assert ticket.is_an_appointment and ticket.group_size == 3
+        assert ticket.ticket_position.queue.nb_people == 7
+        assert ticket.ticket_position.endpoint.nb_tickets == 1
+        assert ticket.timeline.called_at == datetime(2026, 11, 22, 9, 31, tzinfo=PARIS_WINTER)
+        assert ticket.timeline.in_progress_at is None
+        assert len(ticket.timeline.recalled_at) == 1
         assert (ticket.endpoint.id, ticket.endpoint.name) == ("E3", "Guichet 3")
-        assert ticket.extraInfos == {"queueDistance": 12.5}
+        assert ticket.extra_infos == {"queueDistance": 12.5}
         assert not ticket.is_finished
 
     def test_minimal(self) -> None:
         ticket = Ticket.model_validate({"ticketId": "T9"})
         assert ticket.state == TicketState.BOOKED
-        assert ticket.endpoint.id is None and ticket.timeline.calledAt is None
+        assert ticket.endpoint.id is None and ticket.timeline.called_at is None
 
     def test_ids_as_numbers(self) -> None:
         ticket = Ticket.model_validate(
             ticket_payload(ticketId=1234, queue={"id": 7.0, "name": "A"}, endpoint={"id": 3})
         )
-        assert (ticket.ticketId, ticket.queue.id, ticket.endpoint.id) == ("1234", "7", "3")
+        assert (ticket.ticket_id, ticket.queue.id, ticket.endpoint.id) == ("1234", "7", "3")
 
     def test_no_endpoint_yet(self) -> None:
         ticket = Ticket.model_validate(ticket_payload(endpoint={"id": None, "name": ""}))
@@ -352,33 +356,33 @@ class TestCollections:
                 "tickets": [ticket_payload(ticketId="A"), ticket_payload(ticketId="B")],
             }
         )
-        assert (page.totalCount, page.page, page.pageSize) == (120, 2, 50)
-        assert [t.ticketId for t in page.tickets] == ["A", "B"]
+        assert (page.total_count, page.page, page.page_size) == (120, 2, 50)
+        assert [t.ticket_id for t in page.tickets] == ["A", "B"]
 
     def test_page_with_tickets_keyed_by_id(self) -> None:
         payload = {"totalCount": 2, "tickets": {"A": ticket_payload(), "B": {"label": "B2"}}}
         del payload["tickets"]["A"]["ticketId"]  # type: ignore[index]
         page = TicketPage.model_validate(payload)
-        assert [t.ticketId for t in page.tickets] == ["A", "B"]
+        assert [t.ticket_id for t in page.tickets] == ["A", "B"]
 
     def test_a_bad_entry_is_skipped(self, caplog: pytest.LogCaptureFixture) -> None:
         page = TicketPage.model_validate(
             {"tickets": [ticket_payload(ticketId="A"), {"label": "no id"}, "junk", None]}
         )
-        assert [t.ticketId for t in page.tickets] == ["A"]
+        assert [t.ticket_id for t in page.tickets] == ["A"]
         assert "skipped a Ticket entry" in caplog.text
 
     def test_keyed_object_fills_ids_from_keys(self) -> None:
-        queues = keyed(Queue, {"Q1": {"name": {"fr_FR": "A"}}, "Q2": {"queueId": "Q2"}}, "queueId")
-        assert [queue.queueId for queue in queues.values()] == ["Q1", "Q2"]
+        queues = keyed(Queue, {"Q1": {"name": {"fr_FR": "A"}}, "Q2": {"queueId": "Q2"}}, "queue_id")
+        assert [queue.queue_id for queue in queues.values()] == ["Q1", "Q2"]
 
     def test_keyed_list(self) -> None:
-        counters = keyed(Counter, [{"counterId": 1}, {"counterId": "2"}], "counterId")
+        counters = keyed(Counter, [{"counterId": 1}, {"counterId": "2"}], "counter_id")
         assert list(counters) == ["1", "2"]
 
     def test_keyed_skips_entries_that_do_not_fit(self, caplog: pytest.LogCaptureFixture) -> None:
         endpoints = keyed(
-            Endpoint, {"E1": {"state": "two"}, "E2": {"name": "ok"}, "E3": 5}, "endpointId"
+            Endpoint, {"E1": {"state": "two"}, "E2": {"name": "ok"}, "E3": 5}, "endpoint_id"
         )
         assert list(endpoints) == ["E2"]
         assert caplog.text.count("skipped a Endpoint entry") == 2
@@ -386,7 +390,7 @@ class TestCollections:
 
     def test_keyed_refuses_a_scalar(self) -> None:
         with pytest.raises(ValueError, match="keyed by queueId"):
-            keyed(Queue, "Q1", "queueId")
+            keyed(Queue, "Q1", "queue_id")
 
 
 HOSTILE = {
@@ -480,7 +484,7 @@ class TestCleanText:
             assert text.startswith("[2JAB")
             assert len(text) == cap
             assert "\x1b" not in text and "\x9b" not in text and "\u202e" not in text
-        assert place.placeId == "P1"
+        assert place.place_id == "P1"
 
     def test_names_keyed_by_locale_drop_empty_and_odd_entries(self) -> None:
         queue = Queue.model_validate(
@@ -517,5 +521,5 @@ class TestPickName:
 
 def test_warnings_go_to_the_models_logger(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.WARNING, logger="lobby_display.models")
-    keyed(Queue, [{"name": "no id"}], "queueId")
+    keyed(Queue, [{"name": "no id"}], "queue_id")
     assert [record.name for record in caplog.records] == ["lobby_display.models"]

@@ -7,18 +7,19 @@ from __future__ import annotations
 
 import pytest
 
-from lobby_display.widgets.queue_board import (
+from lobby_display.queue_layout import (
     ALL_COLUMNS,
     HOURS_SEPARATOR,
     SPACER,
     Column,
+    ColumnTexts,
     QueueRow,
     arrange,
     column_layouts,
     paginate,
 )
 
-HEADINGS = ("Queue", "Status", "Waiting", "Next available", "Today")
+HEADINGS = ColumnTexts("Queue", "Status", "Waiting", "Next available", "Today")
 
 
 def queue(
@@ -104,16 +105,13 @@ def test_hours_share_a_line_when_the_width_allows() -> None:
     wide = column_layouts(HEADINGS, [row for rows in board for row in rows], 100)[0]
     assert wide.hours_inline
     assert wide.row_lines(board[0][0]) == 1
-    assert (
-        board[0][0].cells(hours_inline=True)[Column.TODAY]
-        == f"08:30–12:00{HOURS_SEPARATOR}13:30–17:00"
-    )
+    assert board[0][0].cells(hours_inline=True).today == f"08:30–12:00{HOURS_SEPARATOR}13:30–17:00"
     # Narrower: the hours go on two lines before a name is cut.
     narrow = column_layouts(HEADINGS, [row for rows in board for row in rows], 70)[0]
     assert Column.TODAY in narrow.columns
     assert not narrow.hours_inline
     assert narrow.row_lines(board[0][0]) == 2
-    assert narrow.widths[0] == len("Civil registry")
+    assert narrow.width(Column.NAME) == len("Civil registry")
 
 
 @pytest.mark.parametrize(
@@ -130,7 +128,7 @@ def test_a_narrow_board_drops_the_people_then_today(
     board = [queue("Passports and ID cards", people=9), queue("Civil registry")]
     layout = column_layouts(HEADINGS, [row for rows in board for row in rows], width)[0]
     assert (layout.columns, layout.compact) == (columns, compact)
-    assert layout.widths[0] == len("Passports and ID cards")
+    assert layout.width(Column.NAME) == len("Passports and ID cards")
 
 
 def test_fewer_pages_win_over_more_columns_in_one_group() -> None:

@@ -1,4 +1,4 @@
-"""systemd integration: notifications on a real datagram socket, watchdog, status, logs, reload."""
+"""systemd integration: notifications on a real datagram socket, watchdog, status, logs."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import warnings
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -21,9 +22,7 @@ from lobby_display.config import Settings, settings_from_dict
 from lobby_display.redaction import register_secret
 from lobby_display.service import (
     Notifier,
-    changed_keys,
     journal_datagram,
-    reload_config,
     setup_logging,
     status_text,
     watchdog_period,
@@ -196,8 +195,8 @@ def test_watchdog_period_defaults_to_this_process() -> None:
 NOW = datetime(2026, 11, 22, 14, 5, tzinfo=UTC)
 
 
-def _health(feed: Feed, status: FeedStatus, **kwargs: object) -> FeedHealth:
-    return FeedHealth(feed=feed, status=status, at=kwargs.pop("at", NOW), **kwargs)
+def _health(feed: Feed, status: FeedStatus, at: datetime = NOW, **kwargs: Any) -> FeedHealth:
+    return FeedHealth(feed=feed, status=status, at=at, **kwargs)
 
 
 def test_status_text_names_each_feed_in_words() -> None:
@@ -400,75 +399,6 @@ def test_level_comes_from_the_config(tmp_path: Path) -> None:
 def test_journal_datagram_frames_multi_line_values() -> None:
     data = journal_datagram({"MESSAGE": "a\nb", "PRIORITY": "6"})
     assert data == b"MESSAGE\n" + struct.pack("<Q", 3) + b"a\nb\nPRIORITY=6\n"
-
-
-# --------------------------------------------------------------------------------------------
-# Reload (SIGHUP)
-
-GOOD = """
-[service]
-display_url = "https://display.example.net"
-api_key = "{key}"
-[place]
-id = "P1"
-[display]
-locales = [{locales}]
-"""
-
-
-def _write(path: Path, locales: str = '"fr_FR", "en_US"', key: str = API_KEY) -> Path:
-    path.write_text(GOOD.format(locales=locales, key=key), encoding="utf-8")
-    path.chmod(0o600)  # as a file holding service.api_key must be
-    return path
-
-
-def test_reload_with_a_good_config_returns_the_new_settings(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
-    path = _write(tmp_path / "hall.toml")
-    current = reload_config(path, _settings(tmp_path), environ={})[0]
-    _write(path, '"de_DE"')
-    with caplog.at_level(logging.INFO, logger="lobby_display.service"):
-        fresh, error = reload_config(None, current, environ={})
-    assert error is None
-    assert fresh.display.locales == ["de_DE"]
-    assert "display.locales" in caplog.text
-
-
-def test_reload_with_a_bad_config_keeps_the_running_settings(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
-    path = _write(tmp_path / "hall.toml")
-    current, _ = reload_config(path, _settings(tmp_path), environ={})
-    path.write_text(path.read_text().replace('"fr_FR", "en_US"', '"xx_XX"') + "\nclok = 1\n")
-    with caplog.at_level(logging.WARNING, logger="lobby_display.service"):
-        kept, error = reload_config(path, current, environ={})
-    assert kept is current
-    assert error is not None
-    assert "display.locales" in error
-    assert "clok" in error
-    assert "keeping the running configuration" in caplog.text
-    assert "display.locales" in caplog.text
-
-
-def test_reload_of_a_missing_file_keeps_the_running_settings(tmp_path: Path) -> None:
-    current = _settings(tmp_path)
-    kept, error = reload_config(tmp_path / "gone.toml", current, environ={})
-    assert kept is current
-    assert error is not None and "file not found" in error
-
-
-def test_changed_keys_names_a_new_api_key_without_showing_it(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
-    path = _write(tmp_path / "hall.toml")
-    current, _ = reload_config(path, _settings(tmp_path), environ={})
-    _write(path, key="another-secret-key-987654")
-    with caplog.at_level(logging.INFO, logger="lobby_display.service"):
-        fresh, _ = reload_config(path, current, environ={})
-    assert changed_keys(current, fresh) == ["service.api_key"]
-    assert "another-secret-key-987654" not in caplog.text
-    assert API_KEY not in caplog.text
 
 
 def test_an_unwritable_log_file_falls_back_and_says_so(tmp_path: Path) -> None:

@@ -1,6 +1,7 @@
 """What `lobby-display run` loads: only what the kiosk needs, so it starts sooner and smaller.
 
 Imports are process-wide, so each check runs in a fresh interpreter and reads its `sys.modules`.
+The kiosk's checks run as a kiosk is installed: without the simulator extra (`KIOSK_INSTALL`).
 """
 
 from __future__ import annotations
@@ -11,8 +12,10 @@ import sys
 
 import pytest
 
+from tests.helpers.kiosk_install import KIOSK_INSTALL
+
 #: Never needed by the kiosk, at start or later: the simulator and its web server, the other
-#: commands, httpx's command line.
+#: commands (the screenshot's display half is `process`), httpx's command line.
 NEVER = (
     "starlette",
     "uvicorn",
@@ -20,19 +23,17 @@ NEVER = (
     "pygments",
     "lobby_display.simulator",
     "lobby_display.demo",
-    "lobby_display.ops.check",
-    "lobby_display.ops.discover",
+    "lobby_display.ops",
 )
 #: Loaded later: the screen's code (on a helper thread while the feeds start), sound once the
-#: screen is up, the screenshot code at SIGUSR1. (cryptography and PyJWT never load in the
-#: kiosk: it signs its developer tokens in a program of its own.)
+#: screen is up. (cryptography and PyJWT never load in the kiosk: it signs its developer tokens
+#: in a program of its own.)
 LATER = (
     "textual",
     "babel",
     "lobby_display.app",
     "lobby_display.widgets",
     "lobby_display.announce",
-    "lobby_display.ops.screenshot",
     "cryptography",
     "jwt",
 )
@@ -52,36 +53,10 @@ def loaded(modules: set[str], package: str) -> bool:
 
 
 def test_the_kiosk_loads_no_other_command_nor_signing_code() -> None:
-    # What `cli._dispatch` does for `run` before starting the kiosk.
-    modules = modules_after(
-        "from lobby_display import cli\n"
-        "cli.import_httpx_without_its_command_line()\n"
-        "import lobby_display.kiosk"
-    )
+    modules = modules_after(f"{KIOSK_INSTALL}\nimport lobby_display.cli, lobby_display.kiosk")
     assert "lobby_display.kiosk" in modules and "httpx" in modules
+    assert "lobby_display.process" in modules, "the kiosk answers signals from the start"
     assert [name for name in (*NEVER, *LATER) if loaded(modules, name)] == []
-
-
-def test_httpx_works_without_its_command_line_and_click_stays_importable() -> None:
-    modules = modules_after(
-        "from lobby_display import cli\n"
-        "cli.import_httpx_without_its_command_line()\n"
-        "import httpx\n"
-        "assert httpx.AsyncClient and httpx.Response(200).status_code == 200\n"
-        "import sys\n"
-        "assert 'click' not in sys.modules\n"
-        "import click\n"
-        "assert click.command"
-    )
-    assert "click" in modules
-    assert not loaded(modules, "httpx._main")
-
-
-def test_httpx_already_imported_is_left_as_it_is() -> None:
-    modules = modules_after(
-        "import httpx\nfrom lobby_display import cli\ncli.import_httpx_without_its_command_line()"
-    )
-    assert "httpx._main" in modules  # imported normally first: nothing undone
 
 
 @pytest.mark.parametrize(
@@ -90,8 +65,6 @@ def test_httpx_already_imported_is_left_as_it_is() -> None:
         ("check", "lobby_display.ops.check"),
         ("discover", "lobby_display.ops.discover"),
         ("screenshot", "lobby_display.ops.screenshot"),
-        ("export_screen", "lobby_display.ops.screenshot"),
-        ("screenshot_signal_path", "lobby_display.ops.screenshot"),
     ],
 )
 def test_the_ops_package_gives_each_command_when_asked_for(name: str, module: str) -> None:

@@ -9,14 +9,14 @@ import stat
 from pathlib import Path
 
 import pytest
-from test_board_support import at, reference, ticket
 
-from helpers.unprivileged import as_unprivileged, give, shared_folder
 from lobby_display.board import Board, BoardSettings
 from lobby_display.models import TicketState
 from lobby_display.state import STATE_FILE, BoardStore
 from lobby_display.updates import TicketsSnapshot
 from lobby_display.views import Freshness, Part
+from tests.helpers.board_support import at, reference, ticket
+from tests.helpers.unprivileged import as_unprivileged, give, shared_folder
 
 SETTINGS = BoardSettings()
 

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from PIL import Image, ImageDraw, ImageFont, features
 from rich.cells import cell_len
 
-from helpers.needs import missing
 from lobby_display.terminal_text import for_speech, for_terminal
+from tests.helpers.needs import missing
 
 SARA_AM = "\u0e33"
 LAO_AM = "\u0eb3"

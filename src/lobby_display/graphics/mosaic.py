@@ -1,9 +1,7 @@
 """A label's drawing as sub-cell block characters, for terminals that do not show images.
 
-Each cell is split into dots: 2x3 with sextants (U+1FB00.., drawn by foot, kitty, WezTerm), 2x2
-with quadrants (most terminal fonts, tmux passes them on), 1x2 with half blocks (the Linux
-console's 512 glyphs have them). The drawing is made for the cell's shape in pixels, averaged
-over each dot and cut at half coverage: a dot is ink or paper, in the card's two colours.
+Each cell is split into dots (2x3 sextants, 2x2 quadrants or 1x2 half blocks for the Linux
+console), each dot ink or paper at half coverage, in the card's two colours.
 """
 
 from __future__ import annotations

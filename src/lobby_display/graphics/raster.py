@@ -1,11 +1,7 @@
 """A ticket label rasterised from a TrueType font of the system, as large as fits its box.
 
-A label is drawn bold and centred on its ink (a "7" sits in the middle as an "A031" does) into
-a coverage mask: 0 is paper, 255 is ink, anti-aliased in between. Colours come later (the sixel
-encoder and the mosaic each apply the theme's), so one drawing serves the highlight and the
-steady colours. The font follows the label's script: Latin in DejaVu Sans Bold, Thai in Loma
-Bold (a Latin letter or digit beside Thai is in it too), Chinese, Japanese and Korean in the
-Noto Sans CJK variant of the place's CJK locale (the four share code points, not shapes).
+The drawing is a coverage mask (0 paper, 255 ink), bold and centred on its ink; colours come
+later. The font follows the label's script (docs/architecture.md: the screen).
 """
 
 from __future__ import annotations

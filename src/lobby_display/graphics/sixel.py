@@ -1,14 +1,8 @@
 """Sixel encoding of a label's coverage mask in two colours, for terminals that show images.
 
-A label is paper and ink with anti-aliased edges, so its palette is known in advance: `LEVELS`
-steps from the background colour to the ink colour, each pixel taking the step nearest to its
-coverage. No colour quantisation is needed, the theme's colours come out exact, and the encoder
-works on whole rows with integer arithmetic instead of a loop per pixel: the steps of two rows
-share a byte, so one translation per pair of rows gives a step's sixel bits, for every band of
-the picture at once. The ink (the box around its pixels) is encoded once and kept: the same
-label at the same size in a box of another width or in other colours costs only its placing.
-Paper is painted too (the whole band in one run, the other steps over it), or left transparent
-for the cells under it to show.
+The palette is known in advance (`LEVELS` steps from paper to ink), so the encoder works on
+whole rows with integer arithmetic and keeps the encoded ink for the next placing; paper is
+painted or left transparent. Why: docs/architecture.md (the screen).
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
 """Which pictures the terminal on screen can show: sixel images, or which sub-cell mosaic.
 
-Asked of the terminal itself before the screen starts (its answers would otherwise reach the
-app as key presses): primary device attributes (DA1, whose list holds 4 where sixel is shown)
-and the cell size in pixels (the pty's pixel size, else CSI 16 t). Whether a terminal draws
-sextants cannot be asked, so it is known by name (foot, kitty, WezTerm do); the Linux console
-gets half blocks, everything else quadrants. `[display] graphics` overrides the guess.
+Asked of the terminal before the screen starts (DA1 and the cell size in pixels); sextants are
+known by terminal name. `[display] graphics` overrides the guess.
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
-"""The operations commands: `check` (is everything in place?), `discover` (which ids?) and
-`screenshot` (what does the screen show?), for installers and remote support.
+"""The operations commands, for installers and remote support (check, discover, screenshot, ...).
 
-Each command's module is imported when its name is first asked for, so importing one of them
-(`lobby_display.ops.screenshot` for the kiosk's SIGUSR1 answer) does not import the others.
-Commands that import a command's module should take the function from that module
-(`from lobby_display.ops.check import check`): once the module `ops.check` is imported, the
-package's attribute `check` may be that module rather than the function.
+Each command's module is imported when first asked for. Take a command's function from its
+module (`from lobby_display.ops.check import check`): the package's attribute may be the module.
 """
 
 from __future__ import annotations
@@ -16,15 +12,13 @@ from typing import TYPE_CHECKING, Any, Final
 if TYPE_CHECKING:
     from lobby_display.ops.check import check
     from lobby_display.ops.discover import discover
-    from lobby_display.ops.screenshot import export_screen, screenshot, screenshot_signal_path
+    from lobby_display.ops.screenshot import screenshot
 
 #: Where each public name lives.
 _MODULES: Final = {
     "check": "lobby_display.ops.check",
     "discover": "lobby_display.ops.discover",
-    "export_screen": "lobby_display.ops.screenshot",
     "screenshot": "lobby_display.ops.screenshot",
-    "screenshot_signal_path": "lobby_display.ops.screenshot",
 }
 
 
@@ -38,4 +32,4 @@ def __getattr__(name: str) -> Any:
     return value
 
 
-__all__ = ["check", "discover", "export_screen", "screenshot", "screenshot_signal_path"]
+__all__ = ["check", "discover", "screenshot"]

@@ -1,10 +1,7 @@
 """`lobby-display check`: every reason the screen could stay empty, tested in turn and reported.
 
-The checks follow the path of the data: the config, the credentials, the state directory, the
-service and the API key, the clock, the place and its queues and counters, the first message
-of each feed, then sound and fonts. A check that cannot run because an earlier one failed is
-reported as skipped. The exit code is 0 when nothing failed (warnings allowed), 1 otherwise;
-a config that does not load has already exited with 2 in the command line.
+The checks follow the path of the data, from the config to the feeds, then sound and fonts; a
+check after a failed one is skipped. Exit 0 when nothing failed (warnings allowed), 1 otherwise.
 """
 
 from __future__ import annotations
@@ -169,6 +166,7 @@ class Checks:
             await self.check_service(account)
         await self.check_sound()
         self.check_fonts()
+        self.check_monitoring()
 
     # --- local ---------------------------------------------------------------------------------
 
@@ -307,7 +305,7 @@ class Checks:
                 for name in ("queues", "counters", "feeds"):
                     self.report.skip(name, "needs the place")
                 return
-            self.report.ok("place", f"{place.placeId}: {_place_words(place, self.settings)}")
+            self.report.ok("place", f"{place.place_id}: {_place_words(place, self.settings)}")
             queues = await self.check_queues(client)
             counters = await self.check_counters(client)
             await self.check_feeds(client, queues, counters)
@@ -599,6 +597,31 @@ class Checks:
             )
         if found:
             self.report.ok("fonts", "; ".join(found))
+
+    def check_monitoring(self) -> None:
+        """With `[monitoring] textfile`: can the screen write node-exporter's file there?"""
+        textfile = self.settings.monitoring.textfile
+        if textfile is None:
+            return
+        directory = textfile.parent
+        fix = (
+            f"the directory node-exporter's textfile collector reads, writable by the display's "
+            f"user (setfacl -m u:lobby-display:rwx {directory}) and, under the units, "
+            f"ReadWritePaths={directory} in a drop-in (docs/operations.md); run check as that user"
+        )
+        if not directory.is_dir():
+            self.report.fail(
+                "monitoring", f"{directory} does not exist: {textfile.name} cannot be written", fix
+            )
+            return
+        try:
+            with tempfile.NamedTemporaryFile(dir=directory, prefix=".check-", suffix=".tmp"):
+                pass
+        except OSError as error:
+            reason = error.strerror or type(error).__name__
+            self.report.fail("monitoring", f"{directory} is not writable: {reason}", fix)
+            return
+        self.report.ok("monitoring", f"{textfile} can be written (node-exporter's textfile)")
 
 
 async def first_message(client: DisplayClient, decoder: Decoder, bound: float) -> FirstMessage:

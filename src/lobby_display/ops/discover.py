@@ -1,10 +1,8 @@
 """`lobby-display discover`: the place's queues, counters and endpoints with their ids, and a
 `[place]` snippet ready to paste into the config.
 
-Names, ids and codes (the time zone) come from the network: the records have already cleaned
-them (no control or format character survives), and they are printed as plain text, never as
-markup; error messages are cleaned again before they are printed. When the configured
-place does not exist, the places the account can see are listed instead.
+Names come from the network, cleaned, and are printed as plain text, never as markup. When the
+configured place does not exist, the places the account can see are listed instead.
 """
 
 from __future__ import annotations
@@ -52,7 +50,7 @@ async def _discover(settings: Settings, out: TextIO) -> int:
                 if error.status != 404:
                     raise
                 return await _other_places(client, settings, out)
-            reference = await load_reference(client, place.placeId, locales)
+            reference = await load_reference(client, place.place_id, locales)
         except (DisplayServiceError, ClockNotSynchronised) as error:
             _problem(str(error), f"lobby-display check --config {file} says more")
             return 1
@@ -65,7 +63,7 @@ async def _other_places(client: DisplayClient, settings: Settings, out: TextIO) 
     file = config_name(settings)
     locales = settings.display.locales
     try:
-        places = keyed(Place, await client.get_json("/places", langs=list(locales)), "placeId")
+        places = keyed(Place, await client.get_json("/places", langs=list(locales)), "place_id")
     except (DisplayServiceError, ValueError) as error:
         places = {}
         _problem(f"cannot list the places either: {error}", "")
@@ -96,12 +94,12 @@ def render(reference: ReferenceData, locales: Sequence[str], file: str) -> str:
             details.append(["address", where])
         if place.timezone:
             details.append(["time zone", place.timezone])
-        parts += [f"Place {place.placeId}", table(None, details), ""]
+        parts += [f"Place {place.place_id}", table(None, details), ""]
 
     rows: list[list[str]] = []
     for queue_id, queue in reference.queues.items():
         rows.append([queue_id, *_names(queue.name, locales)])
-        for type_id, kind in queue.appointmentTypes.items():
+        for type_id, kind in queue.appointment_types.items():
             rows.append([f"  type {type_id}", *_names(kind.name, locales)])
     parts.append(f"Queues ({len(reference.queues)}), with their appointment types")
     parts.append(table(["ID", *locales], rows) if rows else "  (none)")
@@ -117,13 +115,13 @@ def render(reference: ReferenceData, locales: Sequence[str], file: str) -> str:
 
     rows = []
     for endpoint_id, endpoint in reference.endpoints.items():
-        owner = reference.queues.get(endpoint.queueId)
+        owner = reference.queues.get(endpoint.queue_id)
         queue_name = pick_name(owner.name, first) if owner is not None else ""
         rows.append(
             [
                 endpoint_id,
                 *_names(endpoint.name, locales),
-                f"{endpoint.queueId or EMPTY} {queue_name}".rstrip(),
+                f"{endpoint.queue_id or EMPTY} {queue_name}".rstrip(),
             ]
         )
     parts.append(f"Endpoints: desks and rooms tickets are called to ({len(reference.endpoints)})")
@@ -136,7 +134,7 @@ def render(reference: ReferenceData, locales: Sequence[str], file: str) -> str:
 def snippet(reference: ReferenceData, locale: str, file: str) -> str:
     """The `[place]` table to paste into the config, each id followed by its name."""
     place = reference.place
-    place_id = place.placeId if place is not None else ""
+    place_id = place.place_id if place is not None else ""
     lines = [
         f"# Paste into {file}, replacing its [place] table. Keep the queues and counters",
         "# the screen should show, in the order they should appear (none: all of them).",

@@ -1,14 +1,7 @@
 """`lobby-display screenshot`: what the screen shows now, as SVG or PNG, for remote support.
 
-When a display runs (its PID is in `app.pid` in its runtime directory) and handles SIGUSR1, it
-is asked for its own screen: it writes `screenshot.svg` next to its PID file (`export_screen`,
-called by its SIGUSR1 handler) and the command copies it. Otherwise the screen is rendered
-headless: the board saved in the state directory, brought up to date by the live feeds for a
-few seconds (until every feed is live), at the size asked for.
-
-Why next to the PID file rather than in the state directory: the command is run from a shell
-(or `systemd-run`) whose state directory need not be the unit's, while the PID file's
-directory is the one place both sides already agree on.
+A running display is asked for its own screen (SIGUSR1; the display's half is in `process.py`);
+otherwise the saved board, brought up to date by the live feeds, is rendered headless.
 """
 
 from __future__ import annotations
@@ -22,26 +15,22 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import Final
 
 from lobby_display.board import BoardSettings
 from lobby_display.children import child_environment
 from lobby_display.config import Settings
 from lobby_display.files import FileRefused, read_regular, write_atomically
 from lobby_display.ops.common import client_for, quiet_logs
-from lobby_display.service import PID_FILE_NAME
+from lobby_display.process import PID_FILE_NAME, SCREENSHOT_NAME
+from lobby_display.source import feeds_source
 from lobby_display.state import BoardStore
 from lobby_display.updates import Feed, FeedHealth, FeedStatus, Update
 
-if TYPE_CHECKING:
-    from textual.app import App
-
-#: Name of the file a running display writes when it gets SIGUSR1.
-SCREENSHOT_NAME: Final = "screenshot.svg"
 #: Where the systemd units keep their runtime directories (`RuntimeDirectory=lobby-display/%i`,
 #: the instance being the config file's name without `.toml`).
 UNIT_RUNTIME_ROOT: Final = Path("/run/lobby-display")
@@ -55,32 +44,6 @@ HEADLESS_WAIT_SECONDS: Final = 10.0
 FORMATS: Final = (".svg", ".png")
 #: Largest screenshot a running display's file may hold (a 4K screen's SVG is a few MB).
 MAX_SCREENSHOT_BYTES: Final = 64 * 1024 * 1024
-
-
-# --- the display's side ----------------------------------------------------------------------
-
-
-def export_screen(app: App[Any], path: Path) -> None:
-    """Write what `app` shows now to `path` as SVG, atomically and for its owner only (the
-    SIGUSR1 handler's work).
-
-    Call it on the app's event loop (`loop.add_signal_handler(signal.SIGUSR1, ...)`). A failure
-    to write raises OSError; the handler should log it and carry on.
-    """
-    write_atomically(path, app.export_screenshot())
-
-
-def screenshot_signal_path(settings: Settings, environ: Mapping[str, str] | None = None) -> Path:
-    """Where a running display writes its screenshot on SIGUSR1.
-
-    Under systemd, next to its PID file in `$RUNTIME_DIRECTORY`; elsewhere (no PID file, so no
-    command will ask) in the state directory, for whoever sends the signal by hand.
-    """
-    env = os.environ if environ is None else environ
-    runtime = env.get("RUNTIME_DIRECTORY", "").split(":", 1)[0]
-    if runtime:
-        return Path(runtime) / SCREENSHOT_NAME
-    return settings.state_directory(env) / SCREENSHOT_NAME
 
 
 # --- the command -----------------------------------------------------------------------------
@@ -128,7 +91,7 @@ def screenshot(
         svg = ask_running_display(running, signal_wait)
         origin = f"the running display (PID {running.pid})"
     if svg is None:
-        with quiet_logs(), _without_runtime_directory():
+        with quiet_logs():
             svg, origin = asyncio.run(render_headless(settings, size, headless_wait))
     try:
         save(svg, output)
@@ -229,7 +192,6 @@ async def render_headless(
     Returns the SVG and a few words on what it shows.
     """
     from lobby_display.app import LobbyApp
-    from lobby_display.kiosk import feeds_source
 
     now = datetime.now(UTC)
     board = BoardStore(settings.state_directory(), settings.place.id).load(
@@ -361,18 +323,6 @@ def _identity(path: Path) -> tuple[int, int] | None:
     except OSError:
         return None
     return info.st_ino, info.st_mtime_ns
-
-
-@contextlib.contextmanager
-def _without_runtime_directory() -> Iterator[None]:
-    """The headless screen must not take over a running display's PID file (the app writes
-    one in `$RUNTIME_DIRECTORY` when it starts)."""
-    saved = os.environ.pop("RUNTIME_DIRECTORY", None)
-    try:
-        yield
-    finally:
-        if saved is not None:
-            os.environ["RUNTIME_DIRECTORY"] = saved
 
 
 def _say(message: str) -> None:

@@ -1,10 +1,7 @@
 """The simulator's side of authentication: its key pair, developer-token checks, API keys.
 
-A developer token is accepted when it is signed RS256 with the private key the simulator handed
-out (in the service-account file it writes), its `aud` is the simulator's base address, `exp`
-is in the future, `iat` is not in the future, `sub` is the company and `iss` the account's
-e-mail. An accepted token is traded for an API key. Keys can be rotated (old ones keep working
-for a grace period, as the service promises) or revoked (refused at once).
+A developer token signed with the key it handed out, with the right claims, is traded for an API
+key; keys can be rotated (old ones kept for a grace period) or revoked.
 """
 
 from __future__ import annotations

@@ -1,25 +1,8 @@
 """How the simulated service writes what it sends: every reading of the spec, one switch each.
 
-The spec shows the first message of each feed and leaves the later events "not shown"; older
-services use other field names, and the spec gives two date-time shapes. A `Dialect` chooses
-one reading per point, so a display can be tested against each:
-
-- `partial`: an update carries only the top-level fields that changed since the record's last
-  event (and its id; a field that disappeared comes as null) instead of the whole record.
-- `ticket_envelope`: ticket events wrapped as `{resource, actionCategory, actionName, data}`,
-  or (False) the bare record (a removal then says so only by its done or canceled state).
-- `ticket_map`: ticket events as a map keyed by ticketId instead of one record.
-- `counter_map`: counter events as a bare map keyed by counterId (like the first message)
-  instead of one enveloped counter.
-- `legacy_names`: queue states say `opened` and `full` where version 2 says `bookingIsOpened`
-  and `queueIsFull`.
-- `dates`: "spec" (tickets, counters and time slots in the service's
-  `2026-11-22T14:05:00:00,0000+0100`, queue states in ISO-8601 with `Z`), "iso" (ISO-8601
-  everywhere) or "service" (the service's shape everywhere).
-- `first_page`: most tickets in the tickets feed's first message, whatever `pageSize` asks
-  (a first page shorter than `totalCount`: the rest must be read over REST).
-
-`Dialect.parse("partial,bare-tickets,dates=iso")` reads the command line's list.
+A `Dialect` chooses one reading per point where the spec is silent or gives two (partial
+updates, envelopes, maps, legacy names, date shapes, short first pages); each field's docstring
+says what it does. `Dialect.parse("partial,bare-tickets,dates=iso")` reads the command line's.
 """
 
 from __future__ import annotations
@@ -44,12 +27,26 @@ class Dialect:
     """One reading of the spec per point (the defaults: the spec's samples)."""
 
     partial: bool = False
+    """An update carries only the top-level fields that changed since the record's last event
+    (and its id; a field that disappeared comes as null) instead of the whole record."""
     ticket_envelope: bool = True
+    """Ticket events wrapped as `{resource, actionCategory, actionName, data}`, or (False) the
+    bare record (a removal then says so only by its done or canceled state)."""
     ticket_map: bool = False
+    """Ticket events as a map keyed by ticketId instead of one record."""
     counter_map: bool = False
+    """Counter events as a bare map keyed by counterId (like the first message) instead of one
+    enveloped counter."""
     legacy_names: bool = False
+    """Queue states say `opened` and `full` where version 2 says `bookingIsOpened` and
+    `queueIsFull`."""
     dates: DateStyle = "spec"
+    """"spec": tickets, counters and time slots in the service's
+    `2026-11-22T14:05:00:00,0000+0100`, queue states in ISO-8601 with `Z`; "iso": ISO-8601
+    everywhere; "service": the service's shape everywhere."""
     first_page: int | None = None
+    """At most this many tickets in the tickets feed's first message, whatever `pageSize` asks (a
+    first page shorter than `totalCount`: the rest must be read over REST)."""
 
     def __post_init__(self) -> None:
         if self.dates not in DATE_STYLES:

@@ -1,21 +1,8 @@
 """The simulated place: a pure model of a busy town hall, stepped on a virtual clock.
 
-`Place.step(dt)` advances the place's clock by `dt` seconds and returns the events that
-happened, in order. Nothing here reads the wall clock, sleeps or does I/O, so a seed and a start
-time fix the whole story: two places built alike produce the same events however their steps
-are cut (every action is scheduled at an exact virtual instant and drawn from one
-`random.Random`).
-
-The clock is aligned with the wall clock (a server steps it by elapsed real time), so every
-timestamp the display sees is believable; `speed` makes the place busier instead: arrivals,
-calls and services happen `speed` times as often. Opening hours are real hours of the day,
-placed around the start time so that most queues are open whatever the hour.
-
-What happens, per queue: people arrive (FIFO walk-ins, or appointments booked for a time),
-sometimes cancel; operators at open endpoints call the next ticket (0 -> 100 -> 200), recall
-it when nobody comes, take it (500) and finish it (700), or mark a no-show (200 -> 300 -> 400
--> 600); operators take breaks (endpoints close and reopen), pause and resume the queue, close
-and reopen booking; queues fill up; counters count the tickets done today.
+`Place.step(dt)` advances the clock by `dt` seconds and returns the events, in order: people
+arrive and cancel, operators call, recall, serve, pause and close. No wall clock, sleep or I/O:
+a seed and a start time fix the whole story (docs/architecture.md: the simulator).
 """
 
 from __future__ import annotations
@@ -28,14 +15,15 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
-from enum import Enum, StrEnum
+from enum import Enum
 from typing import Any, Final
 from zoneinfo import ZoneInfo
 
-from lobby_display.models import LOCALES, TicketState
+from lobby_display.models import LOCALES, WAITING_STATES, TicketState
 from lobby_display.simulator import names
 from lobby_display.simulator.dialect import Dialect
 from lobby_display.simulator.records import Records
+from lobby_display.updates import Feed
 
 #: Waiting tickets at the front of a queue that are alerted (state 100).
 ALERT_AHEAD: Final = 2
@@ -47,16 +35,6 @@ MAX_HISTORY: Final = 5000
 HOLD_RETRY: Final = 1.0
 #: Seconds (at speed 1) before the outcome of a scripted call (recall, no-show or service).
 SCRIPTED_OUTCOME: Final = 45.0
-#: Waiting states: booked, to confirm, alerted.
-WAITING: Final = frozenset({TicketState.BOOKED, TicketState.TO_CONFIRM, TicketState.ALERTED})
-
-
-class Feed(StrEnum):
-    """The three live feeds; each event belongs to one."""
-
-    TICKETS = "tickets"
-    QUEUES = "queues"
-    COUNTERS = "counters"
 
 
 @dataclass(frozen=True, slots=True)
@@ -326,7 +304,7 @@ class Place:
 
     def position(self, ticket: SimTicket) -> tuple[int, int]:
         """Tickets and people ahead of a waiting ticket in its queue (0, 0 otherwise)."""
-        if ticket.state not in WAITING:
+        if ticket.state not in WAITING_STATES:
             return 0, 0
         queue = self.queues[ticket.queue_id]
         index = bisect.bisect_left(queue.waiting, (ticket.key, ticket.seq, ""))
@@ -876,7 +854,7 @@ class Place:
 
     def _finish(self, ticket: SimTicket, state: TicketState) -> None:
         """The ticket is done or canceled: it leaves the current tickets."""
-        if ticket.state in WAITING:
+        if ticket.state in WAITING_STATES:
             self._leave_waiting(ticket)
         ticket.state = state
         if state == TicketState.DONE:
@@ -1075,7 +1053,7 @@ class Place:
 
     def _on_cancel(self, ticket_id: str) -> None:
         ticket = self.tickets.get(ticket_id)
-        if ticket is not None and ticket.state in WAITING:
+        if ticket is not None and ticket.state in WAITING_STATES:
             queue = self.queues[ticket.queue_id]
             self._finish(ticket, TicketState.CANCELED)
             self._alert_front(queue)

@@ -1,17 +1,7 @@
 """A TCP proxy that breaks the network on purpose, between a client and the simulator.
 
-Put it in front of a simulator (`FaultProxy(sim.port)`) and point the client at `proxy.url`.
-It forwards bytes both ways until told otherwise:
-
-- `cut_mid_event()`: the next bytes towards each client are cut inside an SSE data line and
-  the connection is closed (the client holds half an event);
-- `reset_all()`: every connection is aborted with a TCP RST;
-- `stall()` / `resume()`: nothing reaches the clients (the connections stay open);
-- `drip(size, delay)` / `stop_drip()`: bytes reach the clients `size` at a time;
-- `refuse(True)`: new connections are reset at once;
-- `close_all()`: every connection is closed cleanly (FIN).
-
-`FaultProxy` lives in an asyncio loop; `ThreadedFaultProxy` runs one in its own thread.
+`FaultProxy(sim.port)` forwards bytes until told to cut mid-event, reset, stall, drip, refuse or
+close; point the client at `proxy.url`. `ThreadedFaultProxy` runs one in its own thread.
 """
 
 from __future__ import annotations
@@ -72,7 +62,6 @@ class FaultProxy:
         self.host = host
         self.port = port
         self.links: set[_Link] = set()
-        self.bytes_down = 0
         self.cuts = 0
         self._server: asyncio.Server | None = None
         self._flowing = asyncio.Event()
@@ -214,7 +203,6 @@ class FaultProxy:
                     await link.client.drain()
                 else:
                     await self._drip_out(data, link)
-                self.bytes_down += len(data)
 
     async def _drip_out(self, data: bytes, link: _Link) -> None:
         offset = 0

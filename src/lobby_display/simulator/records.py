@@ -1,10 +1,7 @@
 """The place's records as the display service's JSON shows them (dicts ready for `json.dumps`).
 
-Names are objects keyed by locale (restricted to `langs` when given); a ticket carries its
-queue's, place's, appointment type's and endpoint's names in the ticket's own language only.
-Ticket, counter and time-slot date-times use the service's `...:00,0000+0100` shape; queue-state
-date-times are ISO-8601 in UTC with milliseconds and `Z`. The place's `Dialect` may choose one
-shape for all of them (`dates`) and the legacy names `opened` and `full` for queue states.
+Names are objects keyed by locale; dates in the service's shapes, or in the one the place's
+`Dialect` chooses.
 """
 
 from __future__ import annotations
@@ -29,7 +26,7 @@ ENDPOINT_CLOSED = 0
 #: The place's own language.
 PLACE_LANGUAGE = "fr_FR"
 
-_LOCALE_INDEX = {locale: index for index, locale in enumerate(LOCALES)}
+_LOCALE_INDEX: dict[str, int] = {locale: index for index, locale in enumerate(LOCALES)}
 
 
 class Records:

@@ -1,14 +1,7 @@
 """The HTTP routes: the display service's `/v1` interface and the simulator's `/_sim` controls.
 
-Every `/v1` route but `/api_key` wants the API key as query parameter `key` (401 otherwise);
-`/api_key` wants a developer token. Errors have the services' body
-`{error, error_description, error_uri}`. List parameters (`queuesId`, `countersId`, `langs`)
-are read comma-separated or repeated. Faults set on the simulator (an error status for the next
-requests) apply before anything else.
-
-Simulator choices where the spec is silent: the state check is `POST /v1/queues/state`; a
-missing `queuesId` means every queue of the place; a page past the last one is empty (200);
-unknown locales in `langs` are refused (400); an unknown id in a list is left out.
+Every `/v1` route but `/api_key` wants the API key as query parameter `key`; errors have the
+services' body. The choices where the spec is silent: docs/architecture.md (the simulator).
 """
 
 from __future__ import annotations
@@ -26,8 +19,8 @@ from starlette.types import Receive, Scope, Send
 
 from lobby_display.models import LOCALES, parse_datetime
 from lobby_display.simulator.auth import AuthError, verify_developer_token
-from lobby_display.simulator.model import Feed
 from lobby_display.simulator.sse import Subscriber
+from lobby_display.updates import Feed
 
 if TYPE_CHECKING:
     from lobby_display.simulator.server import Simulator

@@ -1,9 +1,7 @@
 """The simulator as a running service: the place on a clock, served over HTTP, with faults.
 
-`Simulator` lives in an asyncio loop (`async with Simulator(...) as sim:`); `SimulatorServer`
-runs one in a background thread with its own loop, for synchronous code (`with
-SimulatorServer(...) as sim:`). Both serve on 127.0.0.1 and a free port unless told otherwise,
-and offer the same controls: faults, key rotation, hostile names, bursts, and `truth()`.
+`Simulator` lives in an asyncio loop, `SimulatorServer` runs one in a thread of its own; both
+serve on 127.0.0.1 and offer the same controls (faults, key rotation, bursts, `truth()`).
 """
 
 from __future__ import annotations
@@ -24,6 +22,7 @@ from lobby_display.simulator.auth import DEFAULT_GRACE_SECONDS, ApiKeys, Service
 from lobby_display.simulator.background import BackgroundLoop
 from lobby_display.simulator.dialect import Dialect
 from lobby_display.simulator.faults import (
+    HUGE_EVENT_BYTES,
     FailTarget,
     FaultState,
     huge_payload,
@@ -31,11 +30,12 @@ from lobby_display.simulator.faults import (
     unknown_payload,
 )
 from lobby_display.simulator.files import CREDENTIALS_NAME, write_config
-from lobby_display.simulator.model import Feed, Place, PlaceEvent, PlaceOptions
+from lobby_display.simulator.model import Place, PlaceEvent, PlaceOptions
 from lobby_display.simulator.routes import build_app, dumps
 from lobby_display.simulator.sse import Encoder, FeedHub
 from lobby_display.simulator.timefmt import iso_z
 from lobby_display.simulator.transport import ConnectionRegistry
+from lobby_display.updates import Feed
 
 log = logging.getLogger(__name__)
 
@@ -371,7 +371,7 @@ class Simulator:
         """Send an event of a kind nobody knows (its own `event:` name, an odd envelope)."""
         return self.hub.publish_raw(Feed(feed), unknown_payload(), event="parkingMeter")
 
-    def send_huge(self, feed: Feed | str = Feed.TICKETS, size: int = 2 * 1024 * 1024) -> int:
+    def send_huge(self, feed: Feed | str = Feed.TICKETS, size: int = HUGE_EVENT_BYTES) -> int:
         """Send a valid update padded to about `size` bytes (2 MB by default)."""
         feed = Feed(feed)
         place = self.place
@@ -490,7 +490,7 @@ class Simulator:
                 return {"eventId": self.send_malformed(one)}
             if name == "unknown":
                 return {"eventId": self.send_unknown(one)}
-            size = int(_number(params, "size", 2 * 1024 * 1024) or 0)
+            size = int(_number(params, "size", HUGE_EVENT_BYTES) or 0)
             return {"eventId": self.send_huge(one, size)}
         if name == "fail":
             count = int(_number(params, "count", 1) or 0)
@@ -858,7 +858,7 @@ class SimulatorServer(BackgroundLoop):
         """Send an event of an unknown kind."""
         return self.call(lambda sim: sim.send_unknown(feed))
 
-    def send_huge(self, feed: Feed | str = Feed.TICKETS, size: int = 2 * 1024 * 1024) -> int:
+    def send_huge(self, feed: Feed | str = Feed.TICKETS, size: int = HUGE_EVENT_BYTES) -> int:
         """Send a valid event padded to about `size` bytes."""
         return self.call(lambda sim: sim.send_huge(feed, size))
 

@@ -1,9 +1,7 @@
 """Server-sent events: the feeds' subscribers, event framing, heartbeats and stream faults.
 
-Each feed numbers its events (`id:` lines, increasing); a connection's first message carries the
-feed's current number, so ids only grow on a connection. A connection with nothing to send for
-`heartbeat` seconds gets a `: ping` comment. Faults act per feed: stall (send nothing at all,
-heartbeats included), close cleanly, drop (cut the TCP connection mid-response) or reset (RST).
+Event ids only grow on a connection; a quiet connection gets `: ping` comments; faults act per
+feed (stall, close, drop, reset).
 """
 
 from __future__ import annotations
@@ -19,8 +17,8 @@ from typing import Any, Final, Literal
 
 from starlette.types import Receive, Scope, Send
 
-from lobby_display.simulator.model import Feed
 from lobby_display.simulator.transport import ConnectionRegistry, cut, reset
+from lobby_display.updates import Feed
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +60,6 @@ class Subscriber:
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     command: Command | None = None
     gone: bool = False
-    sent_events: int = 0
 
     def push(self, chunk: bytes) -> None:
         """Queue bytes for this connection (dropping it when it falls too far behind)."""
@@ -283,7 +280,6 @@ def _take(subscriber: Subscriber) -> bytes:
         parts.append(chunk)
         size += len(chunk)
     subscriber.buffered -= size
-    subscriber.sent_events += len(parts)
     return b"".join(parts)
 
 

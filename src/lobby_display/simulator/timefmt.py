@@ -15,11 +15,6 @@ def service_datetime(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S") + ":00,0000" + moment.strftime("%z")
 
 
-def optional_service_datetime(moment: datetime | None) -> str | None:
-    """`service_datetime`, or None for a step that has not happened."""
-    return None if moment is None else service_datetime(moment)
-
-
 def iso_z(moment: datetime) -> str:
     """Queue-state shape: ISO-8601 in UTC with milliseconds and `Z`, `2026-11-22T13:05:00.000Z`."""
     if moment.tzinfo is None:

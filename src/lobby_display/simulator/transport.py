@@ -1,8 +1,7 @@
 """Reach the TCP connection behind an HTTP request, so a fault can cut or reset it.
 
-ASGI hides the socket; uvicorn's HTTP/1.1 protocol is given a subclass that records each
-connection's transport under the client's (host, port), which ASGI does show as
-`scope["client"]`.
+uvicorn's HTTP/1.1 protocol is given a subclass that records each connection's transport under
+the client's (host, port), which ASGI shows as `scope["client"]`.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from lobby_display import messages
+from lobby_display import strings
 from lobby_display.widgets.panel import Shown
 
 
@@ -36,7 +36,7 @@ class ConnectingNotice(Static):
 
     def show(self, shown: Shown) -> None:
         """Say "Connecting to the service…" in the locale on screen."""
-        self.words = shown.text.text(messages.CONNECTING)
+        self.words = shown.text.text(strings.CONNECTING)
 
     def watch_words(self, words: str) -> None:
         self.update(Content(words))

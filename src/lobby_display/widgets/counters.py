@@ -4,9 +4,9 @@ height asks for."""
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar, cast
+from typing import ClassVar
 
 from rich.cells import cell_len
 from rich.table import Table
@@ -14,9 +14,9 @@ from rich.text import Text
 from textual.geometry import Size
 from textual.strip import Strip
 
-from lobby_display import messages
+from lobby_display import strings
 from lobby_display.views import CounterView, HealthView
-from lobby_display.widgets.panel import UNKNOWN, LinePanel, Shown
+from lobby_display.widgets.panel import UNKNOWN, LineKey, LinePanel, Shown
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +44,12 @@ class _Columns:
     value_widths: tuple[int, ...]
 
 
-class CountersPanel(LinePanel):
+#: One line of the panel: the counter of each name-value column (None where a column has no
+#: counter on that line).
+_Line = tuple[CounterRow | None, ...]
+
+
+class CountersPanel(LinePanel[CountersText, _Line, _Columns]):
     """The counters: each name with its value (a dash while unknown)."""
 
     DEFAULT_CSS = """
@@ -62,16 +67,12 @@ class CountersPanel(LinePanel):
     """
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {"counters--value", "counters--message"}
-
-    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
-        super().__init__(id=id, classes=classes)
-        self.content: CountersText | None = None
-        """What the panel says; set by `show`."""
+    MESSAGE_COMPONENT: ClassVar[str] = "counters--message"
 
     def show(self, counters: Sequence[CounterView], health: HealthView, shown: Shown) -> None:
         """Show `counters`, marked with their part's health."""
         text = shown.text
-        self.set_heading(text.text(messages.COUNTERS))
+        self.set_heading(text.text(strings.COUNTERS))
         self.show_health(health, shown)
         withdrawn = self.withdrawn
         rows = tuple(
@@ -83,16 +84,13 @@ class CountersPanel(LinePanel):
         )
         width = self.content_size.width
         lines_before = self.get_content_height(Size(), Size(), width)
-        self.content = CountersText(
-            rows=() if withdrawn else rows,
-            empty=text.text(messages.NOT_AVAILABLE if withdrawn else messages.NO_COUNTERS),
+        self.show_content(
+            CountersText(
+                rows=() if withdrawn else rows, empty=self.empty_text(shown, strings.NO_COUNTERS)
+            )
         )
         if self.get_content_height(Size(), Size(), width) != lines_before:
             self.refresh(layout=True)  # the panel grows or shrinks
-        self._show_lines()
-
-    def on_resize(self) -> None:
-        self._show_lines()
 
     def columns_for(self, width: int) -> int:
         """How many name-value columns share a line at `width` cells (at most three)."""
@@ -108,15 +106,11 @@ class CountersPanel(LinePanel):
             return 1
         return math.ceil(len(content.rows) / self.columns_for(width))
 
-    def _show_lines(self) -> None:
+    def lines_of(self, content: CountersText) -> tuple[list[LineKey[_Line]], _Columns] | None:
         """Names and values in columns (down, then across), or the message when there is none;
         a new value redraws its line only."""
-        content = self.content
-        if content is None:
-            return
         if not content.rows:
-            self.show_message(content.empty, "counters--message")
-            return
+            return None
         pairs = self.columns_for(self.content_size.width)
         count = math.ceil(len(content.rows) / pairs)
         columns = [content.rows[pair * count : (pair + 1) * count] for pair in range(pairs)]
@@ -127,18 +121,17 @@ class CountersPanel(LinePanel):
             (tuple(column[line] if line < len(column) else None for column in columns), 0)
             for line in range(count)
         ]
-        self.show_lines(lines, layout)
+        return lines, layout
 
-    def draw_row(self, row: Hashable) -> list[Strip]:
+    def draw_row(self, row: _Line, layout: _Columns) -> list[Strip]:
         """One line of name-value pairs."""
-        layout = cast(_Columns, self.row_layout)
         value_style = self.get_component_rich_style("counters--value", partial=True)
         table = Table.grid(expand=True, padding=(0, 2))
         for width in layout.value_widths:
             table.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
             table.add_column(width=width, justify="right", no_wrap=True)
         cells: list[Text] = []
-        for pair in cast(tuple[CounterRow | None, ...], row):
+        for pair in row:
             if pair is None:
                 cells += [Text(""), Text("")]
             else:

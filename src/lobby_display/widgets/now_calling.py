@@ -19,7 +19,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from lobby_display import messages
+from lobby_display import strings as messages
 from lobby_display.graphics.raster import fitted_size
 from lobby_display.graphics.terminal import Graphics
 from lobby_display.views import CallView, HealthView, NowCalling

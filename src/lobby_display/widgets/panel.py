@@ -6,19 +6,20 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Final, cast
+from typing import ClassVar, Final, Generic, Protocol, TypeVar
 
 from rich.align import Align
 from rich.console import RenderableType
 from rich.segment import Segment
 from rich.text import Text
+from textual.cache import LRUCache
 from textual.content import Content
 from textual.geometry import Region
 from textual.reactive import reactive
 from textual.strip import Strip
 from textual.widget import Widget
 
-from lobby_display import messages
+from lobby_display import strings
 from lobby_display.i18n import LocaleText
 from lobby_display.models import pick_name
 from lobby_display.updates import FeedStatus
@@ -63,11 +64,11 @@ def freshness_note(health: HealthView, shown: Shown) -> str:
             return ""
         case Freshness.RECONNECTING:
             if health.status is FeedStatus.CONNECTING:
-                return shown.text.text(messages.CONNECTING)
-            return shown.text.text(messages.RECONNECTING)
+                return shown.text.text(strings.CONNECTING)
+            return shown.text.text(strings.RECONNECTING)
         case Freshness.STALE | Freshness.WITHDRAWN:
             since = health.down_since or shown.now
-            return shown.text.text(messages.OUT_OF_DATE_SINCE, time=shown.moment(since))
+            return shown.text.text(strings.OUT_OF_DATE_SINCE, time=shown.moment(since))
     return ""
 
 
@@ -147,47 +148,119 @@ class Panel(Widget):
 
 @dataclass(frozen=True, slots=True)
 class _Message:
-    """The layout of a `LinePanel` that shows a message alone, in a component class's style."""
+    """The lines of a `LinePanel` that shows a message alone: the text, how many lines it is
+    centred in, and the component class it is drawn in the style of."""
 
+    text: str
+    height: int
     component: str
 
 
-#: One line of a `LinePanel`: the row it belongs to (any hashable value that says everything the
+class PanelText(Protocol):
+    """What a `LinePanel` says (its `content`): at least the message shown when it has no row."""
+
+    @property
+    def empty(self) -> str:
+        """What the panel says when there is nothing to show ("No calls yet", "Not available")."""
+        ...
+
+
+ContentT = TypeVar("ContentT", bound=PanelText)
+RowT = TypeVar("RowT", bound=Hashable)
+LayoutT = TypeVar("LayoutT", bound=Hashable)
+
+#: One line of a `LinePanel`: the row it belongs to (a hashable value that says everything the
 #: row shows) and which line of that row it is.
-LineKey = tuple[Hashable, int]
+LineKey = tuple[RowT, int]
 #: Most rows a `LinePanel` keeps drawn (every page of a large board, and rows that changed).
-_MAX_DRAWN_ROWS: Final = 512
+MAX_DRAWN_ROWS: Final = 512
 #: Rows kept drawn beyond twice those on screen (rows of other pages, rows that changed).
 _SPARE_DRAWN_ROWS: Final = 32
 
 
-class LinePanel(Panel):
-    """A panel drawn line by line, which redraws only the lines whose row changed.
+class LinePanel(Panel, Generic[ContentT, RowT, LayoutT]):
+    """A panel of rows of type `RowT`, drawn line by line, which redraws only the lines whose
+    row changed.
 
     Textual draws a widget whole when it is refreshed, about 0.2 ms a line: a 40-line queue
-    board costs 10 ms however little changed, and a burst of events pays it again and again. A
-    subclass says what each line shows with `show_lines` (a row key and a line of that row, and
-    the layout the rows are drawn with), and draws a row in `draw_row`; the panel refreshes the
-    lines whose key differs from the one on screen, and keeps the drawn rows until the layout,
-    the width or the styles change.
+    board costs 10 ms however little changed, and a burst of events pays it again and again.
+    A subclass's `show` builds its `content` (a `ContentT`) and hands it to `show_content`; the
+    panel asks `lines_of` what each line shows (a row and a line of that row, and the layout the
+    rows are drawn with; None: the content's `empty` message, in `MESSAGE_COMPONENT`'s style),
+    again at each resize, and draws each row once with `draw_row`. It refreshes the lines whose
+    row differs from the one on screen, and keeps the drawn rows until the layout, the width or
+    the styles change.
     """
+
+    MESSAGE_COMPONENT: ClassVar[str] = ""
+    """The component class whose style the message is drawn in."""
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
-        self._line_keys: tuple[LineKey, ...] = ()
-        self._row_layout: Hashable = None
-        self._drawn: dict[Hashable, list[Strip]] = {}
+        self.content: ContentT | None = None
+        """What the panel says; set by `show_content`."""
+        self._line_keys: tuple[LineKey[RowT | _Message], ...] = ()
+        self._row_layout: LayoutT | _Message | None = None
+        self._drawn: LRUCache[RowT | _Message, list[Strip]] = LRUCache(MAX_DRAWN_ROWS)
         self._drawn_with: Hashable = None
 
-    def show_lines(self, lines: Sequence[LineKey], layout: Hashable) -> None:
-        """Show `lines` (top to bottom), rows drawn with `layout`; redraw the lines that changed."""
+    # --- what a subclass says --------------------------------------------------------------
+
+    def lines_of(self, content: ContentT) -> tuple[Sequence[LineKey[RowT]], LayoutT] | None:
+        """What each line shows (top to bottom) and the layout the rows are drawn with, at the
+        current size; None to show `content.empty` instead."""
+        raise NotImplementedError
+
+    def draw_row(self, row: RowT, layout: LayoutT) -> list[Strip]:
+        """The lines of `row`, drawn with `layout` at the current width and styles."""
+        raise NotImplementedError
+
+    def fit_content(self) -> None:
+        """Called before the lines are asked for, when the content or the size changed (a
+        subclass that arranges its rows for the size does it here)."""
+
+    # --- the template ----------------------------------------------------------------------
+
+    def show_content(self, content: ContentT) -> None:
+        """Show `content`, redrawing the lines that changed."""
+        self.content = content
+        self.fit_content()
+        self.show_rows()
+
+    def on_resize(self) -> None:
+        self.fit_content()
+        self.show_rows()
+
+    def empty_text(self, shown: Shown, nothing: str) -> str:
+        """The message of a panel without rows: "Not available" when withdrawn, else
+        `nothing` ("No counters", say), in the locale on screen."""
+        return shown.text.text(strings.NOT_AVAILABLE if self.withdrawn else nothing)
+
+    def show_rows(self) -> None:
+        """The lines of the current content at the current size, or its message."""
+        content = self.content
+        if content is None:
+            return
+        lines = self.lines_of(content)
+        if lines is None:
+            height = max(self.size.height, 1)
+            message = _Message(content.empty, height, self.MESSAGE_COMPONENT)
+            self._show_lines([(message, y) for y in range(height)], message)
+        else:
+            self._show_lines(*lines)
+
+    def _show_lines(
+        self, lines: Sequence[LineKey[RowT | _Message]], layout: LayoutT | _Message
+    ) -> None:
         old, new = self._line_keys, tuple(lines)
         self._line_keys = new
         if len(self._drawn) > 2 * len(new) + _SPARE_DRAWN_ROWS:
             # Keep the rows on screen: a busy day would otherwise fill the store with rows
             # that changed long ago.
             shown = {row for row, _ in new}
-            self._drawn = {row: lines for row, lines in self._drawn.items() if row in shown}
+            # (An LRUCache is not iterable: its keys are.)
+            for row in set(self._drawn.keys()) - shown:
+                self._drawn.discard(row)
         width = self.size.width
         if layout != self._row_layout or not width:
             self._row_layout = layout
@@ -204,35 +277,22 @@ class LinePanel(Panel):
                 self.refresh(Region(0, start, width, y - start))
                 start = None
 
-    def show_message(self, text: str, component: str) -> None:
-        """`text` alone, centred in the panel, in the style of the `component` class."""
-        height = max(self.size.height, 1)
-        self.show_lines([((text, height), y) for y in range(height)], _Message(component))
-
     @property
-    def row_layout(self) -> Hashable:
-        """The layout the rows are drawn with (as last given to `show_lines`)."""
-        return self._row_layout
-
-    @property
-    def line_keys(self) -> tuple[LineKey, ...]:
-        """What each line shows, top to bottom."""
-        return self._line_keys
-
-    def draw_row(self, row: Hashable) -> list[Strip]:
-        """The lines of `row`, drawn for the current layout, width and styles (not called for
-        a message: see `show_message`)."""
-        raise NotImplementedError
-
-    def _draw(self, row: Hashable) -> list[Strip]:
+    def row_layout(self) -> LayoutT | None:
+        """The layout the rows are drawn with (None while a message is shown)."""
         layout = self._row_layout
-        if isinstance(layout, _Message):
-            text, height = cast(tuple[str, int], row)
-            style = self.get_component_rich_style(layout.component, partial=True)
+        return None if isinstance(layout, _Message) else layout
+
+    def _draw(self, row: RowT | _Message) -> list[Strip]:
+        if isinstance(row, _Message):
+            style = self.get_component_rich_style(row.component, partial=True)
             return self.render_rows(
-                Align.center(Text(text, style=style), vertical="middle", height=height)
+                Align.center(Text(row.text, style=style), vertical="middle", height=row.height)
             )
-        return self.draw_row(row)
+        layout = self._row_layout
+        # A row's lines are shown with the layout they came with (`show_rows`).
+        assert layout is not None and not isinstance(layout, _Message)
+        return self.draw_row(row, layout)
 
     def render_rows(self, renderable: RenderableType, width: int | None = None) -> list[Strip]:
         """`renderable` drawn at the panel's width (or `width` cells), as Textual draws a
@@ -252,14 +312,15 @@ class LinePanel(Panel):
         """Line `y`: its row's line, drawn once and kept."""
         styles = self.visual_style.rich_style
         drawn_with = (self._row_layout, self.size.width, styles, self.app.theme)
-        if drawn_with != self._drawn_with or len(self._drawn) > _MAX_DRAWN_ROWS:
+        if drawn_with != self._drawn_with:
             self._drawn.clear()
             self._drawn_with = drawn_with
         if y < len(self._line_keys):
             row, index = self._line_keys[y]
             strips = self._drawn.get(row)
             if strips is None:
-                strips = self._drawn[row] = self._draw(row)
+                strips = self._draw(row)
+                self._drawn.set(row, strips)
             if index < len(strips):
                 return strips[index]
         return Strip.blank(self.size.width, styles)
@@ -270,4 +331,13 @@ class LinePanel(Panel):
         super().notify_style_update()
 
 
-__all__ = ["UNKNOWN", "LineKey", "LinePanel", "Panel", "Shown", "freshness_note"]
+__all__ = [
+    "MAX_DRAWN_ROWS",
+    "UNKNOWN",
+    "LineKey",
+    "LinePanel",
+    "Panel",
+    "PanelText",
+    "Shown",
+    "freshness_note",
+]

@@ -1,35 +1,38 @@
 """The queue board: one row per queue (name, status, waiting, next free slot, today's hours), with
 a sub-row per appointment type where a queue has several.
 
-Columns take the width their text needs in the locale on screen (CJK counts two cells). The board
-uses its width before it pages: today's hours go on one line when there is room, and when the
-rows do not fit in height, the queues go side by side in two or more column groups (each with
-its headings). When the screen is too narrow for every column, the people leave the waiting
-column, then "Today" goes. Only when even that does not fit does the board show the queues a
-page at a time (a queue never split from its sub-rows), turning pages with the locale rotation.
-
-`arrange` is the pure part: which columns, how many groups, which rows on which page.
+The widget draws what `queue_layout` arranges (columns, column groups, pages) and turns pages
+with the locale rotation.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from enum import IntEnum
-from typing import ClassVar, Final, Literal, cast
+from typing import ClassVar, Final
 
-from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions
 from rich.padding import Padding
 from rich.segment import Segment
 from rich.style import Style
 from rich.table import Table
 from rich.text import Text
+from textual.cache import LRUCache
 from textual.reactive import reactive
 from textual.strip import Strip
 
-from lobby_display import messages
+from lobby_display import strings
+from lobby_display.queue_layout import (
+    SUB_INDENT,
+    BoardLayout,
+    Column,
+    ColumnLayout,
+    ColumnTexts,
+    QueueRow,
+    Tone,
+    arrange,
+)
 from lobby_display.views import (
     AppointmentTypeView,
     HealthView,
@@ -37,19 +40,17 @@ from lobby_display.views import (
     QueueView,
     slots_of_day,
 )
-from lobby_display.widgets.panel import UNKNOWN, LineKey, LinePanel, Shown
-
-Tone = Literal["open", "busy", "closed", "unknown"]
+from lobby_display.widgets.panel import MAX_DRAWN_ROWS, UNKNOWN, LineKey, LinePanel, Shown
 
 _STATUS_WORDS: Final = {
-    QueueStatus.CLOSED: messages.CLOSED,
-    QueueStatus.PAUSED: messages.PAUSED,
-    QueueStatus.BOOKING_CLOSED: messages.BOOKING_CLOSED,
-    QueueStatus.FULL: messages.FULL,
-    QueueStatus.FULL_TODAY: messages.FULL_TODAY,
-    QueueStatus.FULL_FOR_FIFO: messages.FULL_FOR_WALK_INS,
-    QueueStatus.FULL_FOR_APPOINTMENTS: messages.FULL_FOR_APPOINTMENTS,
-    QueueStatus.OPEN: messages.OPEN,
+    QueueStatus.CLOSED: strings.CLOSED,
+    QueueStatus.PAUSED: strings.PAUSED,
+    QueueStatus.BOOKING_CLOSED: strings.BOOKING_CLOSED,
+    QueueStatus.FULL: strings.FULL,
+    QueueStatus.FULL_TODAY: strings.FULL_TODAY,
+    QueueStatus.FULL_FOR_FIFO: strings.FULL_FOR_WALK_INS,
+    QueueStatus.FULL_FOR_APPOINTMENTS: strings.FULL_FOR_APPOINTMENTS,
+    QueueStatus.OPEN: strings.OPEN,
 }
 
 _TONES: Final[dict[QueueStatus, Tone]] = {
@@ -59,74 +60,12 @@ _TONES: Final[dict[QueueStatus, Tone]] = {
 }
 
 
-class Column(IntEnum):
-    """The board's columns, in the order they are shown."""
-
-    NAME = 0
-    STATUS = 1
-    WAITING = 2
-    NEXT = 3
-    """The next free slot."""
-    TODAY = 4
-    """Today's opening hours."""
-
-
-#: Every column, in order.
-ALL_COLUMNS: Final = tuple(Column)
-#: Columns are given up before a queue's name is cut below this many cells (a longer name is
-#: cut with an ellipsis).
-_NAME_WIDTH: Final = 24
-#: What the board gives up, step by step, when the width runs short: (columns kept, whether
-#: the waiting column is compact: tickets only, without the people). The most complete first.
-_LAYOUTS: Final[tuple[tuple[tuple[Column, ...], bool], ...]] = (
-    (ALL_COLUMNS, False),
-    (ALL_COLUMNS, True),
-    ((Column.NAME, Column.STATUS, Column.WAITING, Column.NEXT), True),
-    ((Column.NAME, Column.STATUS, Column.NEXT), True),
-    ((Column.NAME, Column.STATUS), True),
-)
-#: Between today's opening hours when they share one line.
-HOURS_SEPARATOR: Final = " · "
-
-
-@dataclass(frozen=True, slots=True)
-class QueueRow:
-    """One line of the board, in the locale on screen."""
-
-    name: str
-    status: str
-    tone: Tone
-    waiting: str
-    next_available: str
-    hours: str
-    """Today's opening hours, one range a line."""
-    sub: bool = False
-    """True for an appointment type's line under its queue."""
-    waiting_short: str = ""
-    """The waiting tickets alone, for narrow screens ("" : same as `waiting`)."""
-
-    def cells(
-        self, compact: bool = False, hours_inline: bool = False
-    ) -> tuple[str, str, str, str, str]:
-        """The text of the five columns, in `Column` order (`compact`: the waiting tickets
-        without the people; `hours_inline`: today's hours on one line)."""
-        waiting = self.waiting_short or self.waiting if compact else self.waiting
-        hours = self.hours.replace("\n", HOURS_SEPARATOR) if hours_inline else self.hours
-        return (self.name, self.status, waiting, self.next_available, hours)
-
-    def lines(self, columns: Sequence[Column], hours_inline: bool = False) -> int:
-        """How many lines the row takes with `columns` shown."""
-        if Column.TODAY in columns and not hours_inline:
-            return self.hours.count("\n") + 1
-        return 1
-
-
 @dataclass(frozen=True, slots=True)
 class QueueBoardText:
     """Everything the board says, in the locale on screen."""
 
     heading: str
-    headings: tuple[str, str, str, str, str]
+    headings: ColumnTexts
     groups: tuple[tuple[QueueRow, ...], ...]
     """One group per queue: its row, then its appointment types' rows."""
     empty: str
@@ -140,9 +79,9 @@ def waiting_text(
     board is not `compact`)."""
     if tickets is None:
         return UNKNOWN
-    text = shown.text.plural(messages.TICKETS, tickets)
+    text = shown.text.plural(strings.TICKETS, tickets)
     if not compact and people is not None and people != tickets:
-        text = f"{text} · {shown.text.plural(messages.PEOPLE, people)}"
+        text = f"{text} · {shown.text.plural(strings.PEOPLE, people)}"
     return text
 
 
@@ -152,7 +91,7 @@ def availability_text(
     """The first free slot in words; says the group size when it is not the configured one."""
     when = shown.text.next_slot(moment, shown.now)
     if moment is not None and size is not None and size != group_size:
-        return shown.text.plural(messages.FOR_GROUP, size, when=when)
+        return shown.text.plural(strings.FOR_GROUP, size, when=when)
     return when
 
 
@@ -162,7 +101,7 @@ def queue_rows(queue: QueueView, shown: Shown) -> tuple[QueueRow, ...]:
     status = queue.status
     if status is QueueStatus.CLOSED and queue.next_timeslot is not None:
         status_words = text.text(
-            messages.OPENS, when=text.when(queue.next_timeslot.start, shown.now)
+            strings.OPENS, when=text.when(queue.next_timeslot.start, shown.now)
         )
     elif status is QueueStatus.UNKNOWN:
         status_words = UNKNOWN
@@ -225,315 +164,6 @@ def _first_type(
     return next((kind for kind in types if kind.first_availability == moment), None)
 
 
-@dataclass(frozen=True, slots=True)
-class ColumnLayout:
-    """Which columns the board shows and how wide each is."""
-
-    columns: tuple[Column, ...]
-    """The columns shown, in order."""
-    compact: bool
-    """True when the waiting column gives the tickets without the people."""
-    widths: tuple[int, ...]
-    """The width of each shown column, in cells."""
-    headings: tuple[str, ...] = ()
-    """The heading of each shown column (a long one may be on two lines)."""
-    hours_inline: bool = False
-    """True when today's hours share one line (a wider column, fewer lines)."""
-
-    @property
-    def header_lines(self) -> int:
-        """How many lines the headings take."""
-        return max((heading.count("\n") + 1 for heading in self.headings), default=1)
-
-    @property
-    def rank(self) -> int:
-        """How much the layout gives up: 0 for every column, more for plainer ones."""
-        return _LAYOUTS.index((self.columns, self.compact))
-
-    def row_lines(self, row: QueueRow) -> int:
-        """How many lines `row` takes in this layout."""
-        return row.lines(self.columns, self.hours_inline)
-
-
-#: Extra cells a column may get when the board has room to spare (beyond that, the room stays
-#: on the right: columns far apart are hard to read across).
-_MAX_EXTRA: Final = 6
-
-
-def wrap_heading(heading: str) -> str:
-    """A heading on two lines, split at the space that makes the longer line shortest
-    ("Next available" -> "Next\navailable"); a heading without a space stays as it is."""
-    best = heading
-    for index, char in enumerate(heading):
-        if char == " ":
-            candidate = heading[:index] + "\n" + heading[index + 1 :]
-            if _widest_line(candidate) < _widest_line(best):
-                best = candidate
-    return best
-
-
-def _widest_line(text: str) -> int:
-    return max(cell_len(line) for line in text.split("\n"))
-
-
-#: How wide a column's text is: (column, compact, hours on one line, heading) -> cells.
-_Measure = Callable[[Column, bool, bool, str], int]
-
-
-def _measure(rows: Sequence[QueueRow]) -> _Measure:
-    """The natural width of each column for `rows` (measured once per variant of a column)."""
-    widest: dict[tuple[Column, bool, bool], int] = {}
-
-    def natural(column: Column, compact: bool, inline: bool, heading: str) -> int:
-        # Only the waiting column differs when compact, only "Today" when inline.
-        key = (column, compact and column is Column.WAITING, inline and column is Column.TODAY)
-        if key not in widest:
-            if column is Column.NAME:
-                cells = [_SUB_INDENT + row.name if row.sub else row.name for row in rows]
-            else:
-                cells = [row.cells(compact, inline)[column] for row in rows]
-            widest[key] = max((_widest_line(cell) for cell in cells if cell), default=0)
-        return max(_widest_line(heading), widest[key])
-
-    return natural
-
-
-def fit_columns(headings: Sequence[str], rows: Sequence[QueueRow], width: int) -> ColumnLayout:
-    """The preferred columns for `width` cells: the first of `column_layouts`."""
-    return column_layouts(headings, rows, width)[0]
-
-
-def column_layouts(
-    headings: Sequence[str], rows: Sequence[QueueRow], width: int
-) -> list[ColumnLayout]:
-    """Every way of showing the columns in `width` cells, the most complete first.
-
-    Each column gets the width of its longest line. Today's hours share one line only where
-    that cuts no name. Names are never cut below `_NAME_WIDTH` cells while something else can
-    give way: first the hours go on two lines and headings wider than their column go on two
-    lines, then the people leave the waiting column, then "Today" goes, then the waiting, then
-    the next slot. Only when nothing fits are names cut (with an ellipsis).
-    """
-    measure = _measure(rows)
-    return _fitting_layouts(measure, headings, width) or [_cut_names(measure, headings, width)]
-
-
-def _fitting_layouts(measure: _Measure, headings: Sequence[str], width: int) -> list[ColumnLayout]:
-    """The layouts of `column_layouts` that fit without cutting names below `_NAME_WIDTH`."""
-    wrapped = [wrap_heading(heading) for heading in headings]
-    layouts: list[ColumnLayout] = []
-    for columns, compact in _LAYOUTS:
-        # With "Today": its hours on one line first (wider, fewer lines), then stacked.
-        inline_choices = (True, False) if Column.TODAY in columns else (False,)
-        for inline in inline_choices:
-            layout = _first_fit(measure, columns, compact, inline, (headings, wrapped), width)
-            if layout is not None:
-                layouts.append(layout)
-                break
-    return layouts
-
-
-def _first_fit(
-    measure: _Measure,
-    columns: tuple[Column, ...],
-    compact: bool,
-    inline: bool,
-    choices: tuple[Sequence[str], Sequence[str]],
-    width: int,
-) -> ColumnLayout | None:
-    for shown in choices:
-        widths = [measure(column, compact, inline, shown[column]) for column in columns]
-        # Two cells between columns (one each side), none at the edges.
-        room = width - sum(widths[1:]) - 2 * (len(columns) - 1)
-        # Hours on one line never cost a name any cell: stacked hours come first.
-        if room >= (widths[0] if inline else min(widths[0], _NAME_WIDTH)):
-            return _layout(columns, compact, inline, widths, room, shown)
-    return None
-
-
-def _cut_names(measure: _Measure, headings: Sequence[str], width: int) -> ColumnLayout:
-    """The plainest layout, names cut to what is left."""
-    columns, compact = _LAYOUTS[-1]
-    wrapped = [wrap_heading(heading) for heading in headings]
-    widths = [measure(column, compact, False, wrapped[column]) for column in columns]
-    room = width - sum(widths[1:]) - 2 * (len(columns) - 1)
-    return _layout(columns, compact, False, widths, room, wrapped)
-
-
-def _layout(
-    columns: tuple[Column, ...],
-    compact: bool,
-    inline: bool,
-    widths: list[int],
-    room: int,
-    headings: Sequence[str],
-) -> ColumnLayout:
-    widths[0] = max(min(widths[0], room), 1)
-    spare = room - widths[0]
-    if spare > 0 and len(columns) > 1:
-        extra = min(spare // (len(columns) - 1), _MAX_EXTRA)
-        widths[1:] = [value + extra for value in widths[1:]]
-    return ColumnLayout(
-        columns,
-        compact,
-        tuple(widths),
-        tuple(headings[column] for column in columns),
-        hours_inline=inline,
-    )
-
-
-#: An empty line between two queues, when the board has room for it.
-SPACER: Final = QueueRow("", "", "unknown", "", "", "")
-_SUB_INDENT: Final = "  "
-#: The layout of the board when nothing says otherwise: every column, hours stacked.
-_FULL: Final = ColumnLayout(ALL_COLUMNS, False, (1,) * len(ALL_COLUMNS), ("",) * len(ALL_COLUMNS))
-
-#: One page of the board: the rows of each column group, left to right.
-Page = tuple[tuple[QueueRow, ...], ...]
-
-
-def paginate(
-    groups: Sequence[tuple[QueueRow, ...]],
-    lines: int,
-    layout: ColumnLayout = _FULL,
-    side_by_side: int = 1,
-) -> list[Page]:
-    """Share the queues out among pages of `side_by_side` column groups of at most `lines` lines
-    each, in reading order (down the first group, then the next), keeping each queue's lines
-    together (a queue taller than a group keeps the rows that fit).
-
-    When everything fits on one page, the groups are balanced (as short as they can be), and
-    queues get an empty line between them where there is room for it: easier to read from afar.
-    """
-    empty: Page = ((),) * side_by_side
-    if lines <= 0 or not groups:
-        return [empty]
-    blocks = [_rows_that_fit(group, lines, layout) for group in groups]
-    heights = [sum(layout.row_lines(row) for row in block) for block in blocks]
-    for spacing in (1, 0):
-        height = _balanced_height(heights, lines, spacing, side_by_side)
-        if height is not None:
-            columns = _fill(blocks, heights, height, spacing)
-            return [_page(columns, side_by_side)]
-    columns = _fill(blocks, heights, lines, 0)
-    return [
-        _page(columns[start : start + side_by_side], side_by_side)
-        for start in range(0, len(columns), side_by_side)
-    ]
-
-
-def _rows_that_fit(
-    group: tuple[QueueRow, ...], lines: int, layout: ColumnLayout
-) -> tuple[QueueRow, ...]:
-    """The queue's rows, or the first of them that fit in `lines` lines."""
-    used = 0
-    for index, row in enumerate(group):
-        used += layout.row_lines(row)
-        if used > lines:
-            return group[:index]
-    return group
-
-
-def _fill(
-    blocks: Sequence[tuple[QueueRow, ...]], heights: Sequence[int], lines: int, spacing: int
-) -> list[list[QueueRow]]:
-    """The queues in columns of at most `lines` lines, each filled before the next, with
-    `spacing` empty lines between two queues of a column."""
-    columns: list[list[QueueRow]] = [[]]
-    used = 0
-    for block, height in zip(blocks, heights, strict=True):
-        gap = spacing if columns[-1] else 0
-        if columns[-1] and used + gap + height > lines:
-            columns.append([])
-            used, gap = 0, 0
-        if gap:
-            columns[-1].append(SPACER)
-        columns[-1].extend(block)
-        used += gap + height
-    return columns
-
-
-def _balanced_height(
-    heights: Sequence[int], lines: int, spacing: int, side_by_side: int
-) -> int | None:
-    """The fewest lines per column (at most `lines`) that hold every queue in `side_by_side`
-    columns, filled in order with `spacing` lines between queues; None when none does."""
-    for height in range(max(heights), lines + 1):
-        columns, used = 1, 0
-        for queue in heights:
-            gap = spacing if used else 0
-            if used and used + gap + queue > height:
-                columns, used, gap = columns + 1, 0, 0
-            used += gap + queue
-        if columns <= side_by_side:
-            return height
-    return None
-
-
-def _page(columns: Sequence[Sequence[QueueRow]], side_by_side: int) -> Page:
-    shaped = [tuple(column) for column in columns[:side_by_side]]
-    return tuple(shaped + [()] * (side_by_side - len(shaped)))
-
-
-#: Cells between two column groups side by side (a rule in the middle).
-GROUP_GAP: Final = 3
-#: Most column groups side by side, and the narrowest a group may be.
-MAX_GROUPS: Final = 4
-_MIN_GROUP_WIDTH: Final = 24
-
-
-@dataclass(frozen=True, slots=True)
-class BoardLayout:
-    """How the board shows its queues at one size."""
-
-    columns: ColumnLayout
-    """The columns of every group."""
-    side_by_side: int
-    """How many column groups share the width."""
-    group_width: int
-    """The width of one group, in cells."""
-    pages: tuple[Page, ...]
-    """The rows of each group, page by page."""
-
-
-def arrange(
-    headings: Sequence[str],
-    groups: Sequence[tuple[QueueRow, ...]],
-    width: int,
-    height: int,
-) -> BoardLayout:
-    """The columns, groups and pages that show the queues best in `width` x `height` cells.
-
-    Fewest pages first; then the most complete columns; then the fewest groups side by side.
-    Groups go side by side only with the waiting column and without cutting names; a single
-    group may give up columns (the plainer layouts of `column_layouts`) to need fewer pages.
-    """
-    rows = [row for group in groups for row in group]
-    measure = _measure(rows)
-    best: tuple[tuple[int, int, int], BoardLayout] | None = None
-    for count in range(1, MAX_GROUPS + 1):
-        group_width = (width - GROUP_GAP * (count - 1)) // count
-        if count > 1:
-            if count > len(groups) or group_width < _MIN_GROUP_WIDTH:
-                break
-            layouts = [
-                layout
-                for layout in _fitting_layouts(measure, headings, group_width)
-                if Column.WAITING in layout.columns
-            ]
-        else:
-            layouts = _fitting_layouts(measure, headings, group_width) or [
-                _cut_names(measure, headings, group_width)
-            ]
-        for layout in layouts:
-            pages = paginate(groups, height - layout.header_lines, layout, count)
-            key = (len(pages), layout.rank, count)
-            if best is None or key < best[0]:
-                best = (key, BoardLayout(layout, count, group_width, tuple(pages)))
-    assert best is not None
-    return best[1]
-
-
 def table_row_lines(
     console: Console,
     options: ConsoleOptions,
@@ -571,16 +201,12 @@ def table_row_lines(
     return [[segment for lines in shaped for segment in lines[y]] for y in range(height)]
 
 
-#: The row key of the headings line(s).
-_HEADINGS: Final = "headings"
-
-
 @dataclass(frozen=True, slots=True)
 class _Line:
-    """One line of the board: for each column group, the row drawn there and which of its
-    lines (None where a group has no line here)."""
+    """One line of the board: for each column group, the row drawn there (None: the headings)
+    and which of its lines (None where a group has no line here)."""
 
-    parts: tuple[tuple[Hashable, int] | None, ...]
+    parts: tuple[tuple[QueueRow | None, int] | None, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -592,7 +218,7 @@ class _Drawing:
     side_by_side: int
 
 
-class QueueBoard(LinePanel):
+class QueueBoard(LinePanel[QueueBoardText, _Line, _Drawing]):
     """The queues: name, status, waiting tickets and people, next free slot, today's hours."""
 
     DEFAULT_CSS = """
@@ -639,40 +265,42 @@ class QueueBoard(LinePanel):
         "queue-board--message",
         "queue-board--rule",
     }
+    MESSAGE_COMPONENT: ClassVar[str] = "queue-board--message"
 
     page_slot: reactive[int] = reactive(0, repaint=False)
     """Advances with time; the page shown is this modulo the number of pages."""
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
-        self.content: QueueBoardText | None = None
-        """What the board says; set by `show`."""
-        self._arranged = BoardLayout(_FULL, 1, 1, (((),),))
+        self._arranged = BoardLayout.empty(1)
         self._rows_by_queue: dict[str, tuple[QueueView, tuple[QueueRow, ...]]] = {}
         self._rows_key: object = None
-        # Each row drawn at the width of its group, for the lines that show it.
-        self._row_strips: dict[Hashable, list[Strip]] = {}
+        # Each row (None: the headings) drawn at the width of its group, for the lines that
+        # show it.
+        self._row_strips: LRUCache[QueueRow | None, list[Strip]] = LRUCache(MAX_DRAWN_ROWS)
         self._row_strips_with: Hashable = None
+        self._lines = 0
+        """Lines of the page shown."""
 
     def show(self, queues: Sequence[QueueView], health: HealthView, shown: Shown) -> None:
         """Show the rows of `queues`, marked with their part's health."""
         text = shown.text
         self.show_health(health, shown)
-        withdrawn = self.withdrawn
-        groups = () if withdrawn else self._queue_rows(queues, shown)
-        self.content = QueueBoardText(
-            heading=text.text(messages.QUEUES),
-            headings=(
-                text.text(messages.QUEUE),
-                text.text(messages.STATUS),
-                text.text(messages.WAITING),
-                text.text(messages.NEXT_AVAILABLE),
-                text.text(messages.TODAY),
-            ),
-            groups=groups,
-            empty=text.text(messages.NOT_AVAILABLE if withdrawn else messages.NO_QUEUES),
+        groups = () if self.withdrawn else self._queue_rows(queues, shown)
+        self.show_content(
+            QueueBoardText(
+                heading=text.text(strings.QUEUES),
+                headings=ColumnTexts(
+                    name=text.text(strings.QUEUE),
+                    status=text.text(strings.STATUS),
+                    waiting=text.text(strings.WAITING),
+                    next_available=text.text(strings.NEXT_AVAILABLE),
+                    today=text.text(strings.TODAY),
+                ),
+                groups=groups,
+                empty=self.empty_text(shown, strings.NO_QUEUES),
+            )
         )
-        self._paginate()
 
     def _queue_rows(
         self, queues: Sequence[QueueView], shown: Shown
@@ -701,10 +329,7 @@ class QueueBoard(LinePanel):
 
     def watch_page_slot(self) -> None:
         self._update_heading()
-        self._show_page()
-
-    def on_resize(self) -> None:
-        self._paginate()
+        self.show_rows()
 
     @property
     def pages(self) -> int:
@@ -731,15 +356,15 @@ class QueueBoard(LinePanel):
         """How many column groups of queues share the width."""
         return self._arranged.side_by_side
 
-    def _paginate(self) -> None:
+    def fit_content(self) -> None:
+        """Arrange the rows for the current size (columns, groups, pages)."""
         content = self.content
         width, height = self.content_size
         if content is not None and content.groups:
             self._arranged = arrange(content.headings, content.groups, width, height)
         else:
-            self._arranged = BoardLayout(_FULL, 1, width, (((),),))
+            self._arranged = BoardLayout.empty(width)
         self._update_heading()
-        self._show_page()
 
     def _update_heading(self) -> None:
         if self.content is None:
@@ -749,7 +374,7 @@ class QueueBoard(LinePanel):
             heading = f"{heading}  {self.page + 1}/{self.pages}"
         self.set_heading(heading)
 
-    def _show_page(self) -> None:
+    def lines_of(self, content: QueueBoardText) -> tuple[list[LineKey[_Line]], _Drawing] | None:
         """The headings and the rows of the page shown, group beside group, or the message when
         there is no row.
 
@@ -758,38 +383,33 @@ class QueueBoard(LinePanel):
         change in one queue redraws its lines only, not the 40 or so of a page (Rich measures
         every cell of a table again on each render, 20 ms for a board of 30 queues).
         """
-        content = self.content
-        if content is None:
-            return
         if not content.groups:
-            self.show_message(content.empty, "queue-board--message")
-            return
+            return None
         arranged = self._arranged
         layout = arranged.columns
-        groups: list[list[tuple[Hashable, int]]] = []
+        groups: list[list[tuple[QueueRow | None, int]]] = []
         for rows in arranged.pages[self.page]:
-            lines: list[tuple[Hashable, int]] = []
+            lines: list[tuple[QueueRow | None, int]] = []
             if rows:
-                lines += [(_HEADINGS, y) for y in range(layout.header_lines)]
+                lines += [(None, y) for y in range(layout.header_lines)]
             for row in rows:
                 lines += [(row, y) for y in range(layout.row_lines(row))]
             groups.append(lines)
         height = max(len(lines) for lines in groups)
-        keys: list[LineKey] = [
+        keys = [
             (_Line(tuple(lines[y] if y < len(lines) else None for lines in groups)), 0)
             for y in range(height)
         ]
-        self.show_lines(keys, _Drawing(layout, arranged.group_width, arranged.side_by_side))
+        self._lines = len(keys)
+        return keys, _Drawing(layout, arranged.group_width, arranged.side_by_side)
 
-    def draw_row(self, row: Hashable) -> list[Strip]:
+    def draw_row(self, row: _Line, layout: _Drawing) -> list[Strip]:
         """One line of the board: each group's part of it, a rule between two groups."""
-        line = cast(_Line, row)
-        arranged = self._arranged
-        width = arranged.group_width
+        width = layout.group_width
         base = self.visual_style.rich_style
         rule = Strip([Segment(" │ ", base + self._style("rule"))])
         parts: list[Strip] = []
-        for index, part in enumerate(line.parts):
+        for index, part in enumerate(row.parts):
             if index:
                 parts.append(rule)
             if part is None:
@@ -801,21 +421,23 @@ class QueueBoard(LinePanel):
             parts.append(strip.crop_extend(0, width, base))
         return [Strip.join(parts)]
 
-    def _strips(self, row: Hashable) -> list[Strip]:
-        """The lines of the headings or of one queue row, at the width of a group; kept until
-        the layout, the size, the styles or the theme change."""
+    def _strips(self, row: QueueRow | None) -> list[Strip]:
+        """The lines of the headings (None) or of one queue row, at the width of a group; kept
+        until the layout, the size, the styles or the theme change."""
         drawn_with = (
             self.row_layout,
             self.size.width,
             self.visual_style.rich_style,
             self.app.theme,
         )
-        if drawn_with != self._row_strips_with or len(self._row_strips) > 4 * len(self.line_keys):
+        # Beyond four rows a line, most were drawn for rows that changed long ago.
+        if drawn_with != self._row_strips_with or len(self._row_strips) > 4 * self._lines:
             self._row_strips.clear()
             self._row_strips_with = drawn_with
         strips = self._row_strips.get(row)
         if strips is None:
-            strips = self._row_strips[row] = self._draw_row(row)
+            strips = self._draw_row(row)
+            self._row_strips.set(row, strips)
         return strips
 
     def notify_style_update(self) -> None:
@@ -823,9 +445,8 @@ class QueueBoard(LinePanel):
         self._row_strips_with = None
         super().notify_style_update()
 
-    def _draw_row(self, row: Hashable) -> list[Strip]:
-        """The headings, or one row of the board, at the width of a group."""
-        queue_row = None if row == _HEADINGS else cast(QueueRow, row)
+    def _draw_row(self, queue_row: QueueRow | None) -> list[Strip]:
+        """The headings (None), or one row of the board, at the width of a group."""
         width = self._arranged.group_width
         options = self.app.console_options.update(highlight=False, width=width)
         header = queue_row is None
@@ -852,12 +473,12 @@ class QueueBoard(LinePanel):
         texts = []
         for column in layout.columns:
             if column is Column.NAME:
-                name = _SUB_INDENT + row.name if row.sub else row.name
+                name = SUB_INDENT + row.name if row.sub else row.name
                 texts.append(Text(name, style=pick("sub" if row.sub else "name")))
             elif column is Column.STATUS:
-                texts.append(Text(cells[column], style=pick(row.tone)))
+                texts.append(Text(cells.status, style=pick(row.tone)))
             else:
-                texts.append(Text(cells[column], style=pick("sub") if row.sub else Style()))
+                texts.append(Text(cells.of(column), style=pick("sub") if row.sub else Style()))
         return texts
 
     def _table(self, row: QueueRow | None) -> Table:
@@ -885,24 +506,10 @@ class QueueBoard(LinePanel):
 
 
 __all__ = [
-    "ALL_COLUMNS",
-    "GROUP_GAP",
-    "HOURS_SEPARATOR",
-    "SPACER",
-    "BoardLayout",
-    "Column",
-    "ColumnLayout",
-    "Page",
     "QueueBoard",
     "QueueBoardText",
-    "QueueRow",
-    "arrange",
     "availability_text",
-    "column_layouts",
-    "fit_columns",
-    "paginate",
     "queue_rows",
     "table_row_lines",
     "waiting_text",
-    "wrap_heading",
 ]

@@ -1,16 +1,14 @@
 """The recent calls: ticket, counter and time of the last tickets called, newest first.
 
-The call on the "now calling" area is listed too, at the top, so someone who looked away can
-find their ticket here. Only as many calls as fit are listed; none is ever half drawn. The panel
-is never taller than its `capacity` (the configured number of calls) needs: the screen's layout
-gives the rest to the other parts.
+The call on "now calling" is listed too; only whole rows are drawn, and the panel is never
+taller than its `capacity` needs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar, Final, cast
+from typing import ClassVar, Final
 
 from rich.cells import cell_len
 from rich.table import Table
@@ -18,7 +16,7 @@ from rich.text import Text
 from textual.geometry import Size
 from textual.strip import Strip
 
-from lobby_display import messages
+from lobby_display import strings
 from lobby_display.views import CallView, HealthView
 from lobby_display.widgets.panel import UNKNOWN, LineKey, LinePanel, Shown
 
@@ -42,8 +40,6 @@ class RecentCallsText:
     """What the list says when there is nothing to list ("No calls yet", "Not available")."""
 
 
-#: The row key of the headings line.
-_HEADINGS: Final = "headings"
 #: Lines of the panel's frame (its top and bottom borders).
 _FRAME_LINES: Final = 2
 
@@ -57,6 +53,17 @@ class _Columns:
     headings: tuple[str, str, str]
 
 
+@dataclass(frozen=True, slots=True)
+class _Line:
+    """One line of the list: a call (the newest in the latest style), or the headings (None)."""
+
+    call: RecentCallRow | None
+    latest: bool = False
+
+
+#: The line of the headings.
+_HEADINGS: Final = _Line(None)
+
 #: The narrowest label column: most places' labels ("A017", "BX-12") fit it, so the column
 #: stays put as they come and go.
 LABEL_WIDTH: Final = 6
@@ -65,7 +72,7 @@ LABEL_WIDTH: Final = 6
 DEFAULT_CAPACITY: Final = 6
 
 
-class RecentCallsPanel(LinePanel):
+class RecentCallsPanel(LinePanel[RecentCallsText, _Line, _Columns]):
     """The last calls, newest first: label, counter, time.
 
     `capacity` is how many calls the list holds: the panel is at most as tall as they need (a
@@ -94,6 +101,7 @@ class RecentCallsPanel(LinePanel):
         "recent-calls--latest",
         "recent-calls--message",
     }
+    MESSAGE_COMPONENT: ClassVar[str] = "recent-calls--message"
 
     def __init__(
         self,
@@ -103,8 +111,6 @@ class RecentCallsPanel(LinePanel):
         classes: str | None = None,
     ) -> None:
         super().__init__(id=id, classes=classes)
-        self.content: RecentCallsText | None = None
-        """What the list says; set by `show`."""
         self._capacity = -1
         self.capacity = capacity
 
@@ -131,7 +137,7 @@ class RecentCallsPanel(LinePanel):
     def show(self, calls: Sequence[CallView], health: HealthView, shown: Shown) -> None:
         """List `calls` (newest first), marked with their part's health."""
         text = shown.text
-        self.set_heading(text.text(messages.RECENT_CALLS))
+        self.set_heading(text.text(strings.RECENT_CALLS))
         self.show_health(health, shown)
         rows = tuple(
             RecentCallRow(
@@ -141,20 +147,17 @@ class RecentCallsPanel(LinePanel):
             )
             for view in calls
         )
-        withdrawn = self.withdrawn
-        self.content = RecentCallsText(
-            headings=(
-                text.text(messages.TICKET),
-                text.text(messages.COUNTER),
-                text.text(messages.CALLED_AT),
-            ),
-            rows=() if withdrawn else rows,
-            empty=text.text(messages.NOT_AVAILABLE if withdrawn else messages.NO_CALLS_YET),
+        self.show_content(
+            RecentCallsText(
+                headings=(
+                    text.text(strings.TICKET),
+                    text.text(strings.COUNTER),
+                    text.text(strings.CALLED_AT),
+                ),
+                rows=() if self.withdrawn else rows,
+                empty=self.empty_text(shown, strings.NO_CALLS_YET),
+            )
         )
-        self._show_rows()
-
-    def on_resize(self) -> None:
-        self._show_rows()
 
     @property
     def visible_rows(self) -> tuple[RecentCallRow, ...]:
@@ -164,7 +167,7 @@ class RecentCallsPanel(LinePanel):
         room = max(self.content_size.height - 1, 0)
         return self.content.rows[:room]
 
-    def _show_rows(self) -> None:
+    def lines_of(self, content: RecentCallsText) -> tuple[list[LineKey[_Line]], _Columns] | None:
         """A heading line and a line per call that fits, or the message when there is none.
 
         The label and time columns are as wide as their widest text on screen, the label's at
@@ -172,13 +175,9 @@ class RecentCallsPanel(LinePanel):
         changed (a new latest, the one before): without the floor, labels of other widths
         coming and going ("A017", "BX-12") changed the column and redrew the whole list.
         """
-        content = self.content
-        if content is None:
-            return
         rows = self.visible_rows
         if not rows:
-            self.show_message(content.empty, "recent-calls--message")
-            return
+            return None
         headings = content.headings
         columns = _Columns(
             label=max(
@@ -188,13 +187,12 @@ class RecentCallsPanel(LinePanel):
             time=max(cell_len(text) for text in (headings[2], *(row.time for row in rows))),
             headings=headings,
         )
-        lines: list[LineKey] = [(_HEADINGS, 0)]
-        lines += [((row, index == 0), 0) for index, row in enumerate(rows)]
-        self.show_lines(lines, columns)
+        lines = [(_HEADINGS, 0)]
+        lines += [(_Line(row, latest=index == 0), 0) for index, row in enumerate(rows)]
+        return lines, columns
 
-    def draw_row(self, row: Hashable) -> list[Strip]:
+    def draw_row(self, row: _Line, layout: _Columns) -> list[Strip]:
         """The headings, or one call (the newest in the latest style)."""
-        columns = cast(_Columns, self.row_layout)
         heading = self.get_component_rich_style("recent-calls--heading", partial=True)
         table = Table(
             box=None,
@@ -203,20 +201,20 @@ class RecentCallsPanel(LinePanel):
             pad_edge=False,
             padding=(0, 1),
             header_style=heading,
-            show_header=row == _HEADINGS,
+            show_header=row.call is None,
         )
-        headings = columns.headings
-        table.add_column(Text(headings[0]), width=columns.label, no_wrap=True)
+        headings = layout.headings
+        table.add_column(Text(headings[0]), width=layout.label, no_wrap=True)
         table.add_column(Text(headings[1]), ratio=1, no_wrap=True, overflow="ellipsis")
-        table.add_column(Text(headings[2]), width=columns.time, justify="right", no_wrap=True)
-        if row != _HEADINGS:
-            call, latest = cast(tuple[RecentCallRow, bool], row)
+        table.add_column(Text(headings[2]), width=layout.time, justify="right", no_wrap=True)
+        call = row.call
+        if call is not None:
             style = self.get_component_rich_style("recent-calls--latest", partial=True)
             table.add_row(
                 Text(call.label),
                 Text(call.counter),
                 Text(call.time),
-                style=style if latest else None,
+                style=style if row.latest else None,
             )
         return self.render_rows(table)
 

@@ -11,7 +11,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from lobby_display import messages
+from lobby_display import strings
 from lobby_display.updates import FeedStatus
 from lobby_display.views import Freshness, HealthView, Part
 from lobby_display.widgets.panel import Shown
@@ -20,9 +20,9 @@ Level = Literal["live", "warning", "error"]
 
 #: How each part is named when the parts differ ("Queues: Reconnecting…").
 _PART_NAMES: Final = {
-    Part.CALLS: messages.RECENT_CALLS,
-    Part.QUEUES: messages.QUEUES,
-    Part.COUNTERS: messages.COUNTERS,
+    Part.CALLS: strings.RECENT_CALLS,
+    Part.QUEUES: strings.QUEUES,
+    Part.COUNTERS: strings.COUNTERS,
 }
 
 
@@ -30,19 +30,19 @@ def part_words(health: HealthView, shown: Shown) -> str:
     """How one part stands, in words ("Live", "Reconnecting (attempt 3)", "Out of date since…")."""
     text = shown.text
     if health.status is FeedStatus.REFUSED:
-        return text.text(messages.CREDENTIALS_REFUSED)
+        return text.text(strings.CREDENTIALS_REFUSED)
     match health.freshness:
         case Freshness.LIVE:
-            return text.text(messages.LIVE)
+            return text.text(strings.LIVE)
         case Freshness.RECONNECTING:
             if health.status is FeedStatus.CONNECTING:
-                return text.text(messages.CONNECTING)
+                return text.text(strings.CONNECTING)
             if health.attempt > 0:
-                return text.text(messages.RECONNECTING_ATTEMPT, n=health.attempt)
-            return text.text(messages.RECONNECTING)
+                return text.text(strings.RECONNECTING_ATTEMPT, n=health.attempt)
+            return text.text(strings.RECONNECTING)
         case _:
             since = health.down_since or shown.now
-            return text.text(messages.OUT_OF_DATE_SINCE, time=shown.moment(since))
+            return text.text(strings.OUT_OF_DATE_SINCE, time=shown.moment(since))
 
 
 def status_words(parts: Mapping[Part, HealthView], shown: Shown) -> tuple[str, Level]:
@@ -52,7 +52,7 @@ def status_words(parts: Mapping[Part, HealthView], shown: Shown) -> tuple[str, L
     named ("Queues: Reconnecting (attempt 2) · Counters: Out of date since 14:05").
     """
     if not parts:
-        return shown.text.text(messages.CONNECTING), "warning"
+        return shown.text.text(strings.CONNECTING), "warning"
     words = {part: part_words(health, shown) for part, health in parts.items()}
     level: Level = "live"
     for health in parts.values():
@@ -67,7 +67,7 @@ def status_words(parts: Mapping[Part, HealthView], shown: Shown) -> tuple[str, L
         return next(iter(words.values())), level
     named = [
         shown.text.text(
-            messages.PART_STATE, part=shown.text.text(_PART_NAMES[part]), state=words[part]
+            strings.PART_STATE, part=shown.text.text(_PART_NAMES[part]), state=words[part]
         )
         for part, health in parts.items()
         if health.freshness is not Freshness.LIVE or health.status is FeedStatus.REFUSED

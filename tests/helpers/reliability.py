@@ -2,7 +2,7 @@
 
 `open_rig()` starts a simulator on 127.0.0.1, a fault proxy in front of it, and the real
 `LobbyApp` headless (`run_test`) with the real feeds reading the simulator through the proxy:
-built by the kiosk's own function (`kiosk.feeds_source`: the signing process, the credentials
+built by the kiosk's own function (`source.feeds_source`: the signing process, the credentials
 retry, `refresh_every`, the REST client), with one difference: the reconnection delays are
 shortened (0.05 s doubling to 0.5 s instead of 1 s to 30 s) so a whole matrix of faults fits in
 seconds. The simulator's own story is slowed
@@ -32,10 +32,10 @@ from textual.pilot import Pilot
 from lobby_display.app import LobbyApp
 from lobby_display.config import load_config
 from lobby_display.feeds import FeedTiming
-from lobby_display.kiosk import feeds_source
 from lobby_display.simulator import ServiceAccount, SimulatorServer
 from lobby_display.simulator.dialect import Dialect
 from lobby_display.simulator.proxy import ThreadedFaultProxy
+from lobby_display.source import feeds_source
 from lobby_display.updates import FeedStatus
 
 #: Reconnection delays of the suite (the kiosk's are 1 s doubling to 30 s).

@@ -227,13 +227,13 @@ def reference() -> ReferenceData:
             }
             for queue_id, names in QUEUE_NAMES.items()
         },
-        "queueId",
+        "queue_id",
     )
     endpoints = keyed(
-        Endpoint, {f"e{n}": {"name": desk_names(n)} for n in range(1, 5)}, "endpointId"
+        Endpoint, {f"e{n}": {"name": desk_names(n)} for n in range(1, 5)}, "endpoint_id"
     )
     counters = keyed(
-        Counter, {key: {"name": names} for key, names in COUNTER_NAMES.items()}, "counterId"
+        Counter, {key: {"name": names} for key, names in COUNTER_NAMES.items()}, "counter_id"
     )
     return ReferenceData(place=place, queues=queues, endpoints=endpoints, counters=counters)
 
@@ -286,7 +286,7 @@ def queue_states() -> QueueStatesSnapshot:
             "nextQueueTimeslot": {"startTime": local(25, 8, 30), "endTime": local(25, 12, 0)},
         },
     }
-    states = keyed(QueueState, raw, "queueId")
+    states = keyed(QueueState, raw, "queue_id")
     return QueueStatesSnapshot(states)
 
 
@@ -300,7 +300,7 @@ def counters(values: Mapping[str, float] | None = None) -> CountersSnapshot:
                 key: {"name": COUNTER_NAMES[key], "infos": {"value": value}}
                 for key, value in values.items()
             },
-            "counterId",
+            "counter_id",
         )
     )
 
@@ -409,7 +409,6 @@ class Recorder:
     ticks: int = 0
     calls: list[list[Call]] = field(default_factory=list)
     health: int = 0
-    reloaded: list[Settings] = field(default_factory=list)
 
     def hooks(self) -> AppHooks:
         def on_ready() -> None:
@@ -426,7 +425,6 @@ class Recorder:
             tick=on_tick,
             calls=self.calls.append,
             health=on_health,
-            reloaded=self.reloaded.append,
         )
 
 

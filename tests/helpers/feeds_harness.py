@@ -155,17 +155,17 @@ def _queue_differences(
         by_type = {
             part.appointment_type_id: (part.waiting_tickets, part.waiting_people)
             for part in view.appointment_types
-            if part.appointment_type_id in state.queueLength.byAppointmentType
+            if part.appointment_type_id in state.queue_length.by_appointment_type
         }
         true_by_type = {
-            type_id: (length.queueTicketLength, length.queuePeopleLength)
-            for type_id, length in state.queueLength.byAppointmentType.items()
+            type_id: (length.queue_ticket_length, length.queue_people_length)
+            for type_id, length in state.queue_length.by_appointment_type.items()
         }
         seen_row = (view.status, view.waiting_tickets, view.waiting_people, by_type)
         true_row = (
             queue_status(state),
-            state.queueLength.queueTicketLength,
-            state.queueLength.queuePeopleLength,
+            state.queue_length.queue_ticket_length,
+            state.queue_length.queue_people_length,
             true_by_type,
         )
         if seen_row != true_row:

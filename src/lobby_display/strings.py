@@ -1,12 +1,7 @@
 """Every piece of text the screen shows, as gettext message ids (English source strings).
 
-Widgets never write English themselves: they take a constant from here and hand it to
-`i18n.LocaleText.text` (or `.plural`), which translates it into the locale on screen and fills
-its named placeholders. `pybabel extract` (see babel.cfg) finds the strings through the `N_` and
-`NP_` markers; the catalogs live in `locales/<locale>/LC_MESSAGES/lobby_display.po`.
-
-Placeholders are named (`{n}`, `{time}`, `{when}`...): translators may move them but must keep
-them. Comments starting with `TRANSLATORS:` are copied into the catalogs as notes.
+Widgets take a constant from here and hand it to `i18n.LocaleText`; `make messages` extracts
+them into the catalogs (locales/). Placeholders are named; `TRANSLATORS:` comments are notes.
 """
 
 from __future__ import annotations
@@ -43,8 +38,6 @@ TICKET: Final = N_("Ticket")
 COUNTER: Final = N_("Counter")
 # TRANSLATORS: shown under a called ticket; {counter} is the desk's name, like "Desk 3".
 GO_TO_COUNTER: Final = N_("Please go to {counter}")
-# TRANSLATORS: the sentence a voice reads out; {ticket} is like "K017", {counter} like "Desk 3".
-CALL_ANNOUNCEMENT: Final = N_("Ticket {ticket}, please go to {counter}")
 # TRANSLATORS: marks a ticket that was called a second (or third) time.
 RECALLED: Final = N_("Called again")
 # TRANSLATORS: heading of the list of the last tickets called.
@@ -53,8 +46,6 @@ RECENT_CALLS: Final = N_("Recent calls")
 CALLED_AT: Final = N_("Time")
 # TRANSLATORS: shown in the call area before any ticket has been called.
 NO_CALLS_YET: Final = N_("No calls yet")
-# TRANSLATORS: marks a ticket booked for a given time (as opposed to a walk-in).
-APPOINTMENT: Final = N_("Appointment")
 # TRANSLATORS: marks a ticket taken on arrival, without an appointment.
 WALK_IN: Final = N_("Walk-in")
 
@@ -70,8 +61,6 @@ WAITING: Final = N_("Waiting")
 NEXT_AVAILABLE: Final = N_("Next available")
 # TRANSLATORS: column heading: today's opening hours of a queue.
 TODAY: Final = N_("Today")
-# TRANSLATORS: heading: when a queue is open.
-OPENING_HOURS: Final = N_("Opening hours")
 # TRANSLATORS: column heading: whether a queue is open, paused, full...
 STATUS: Final = N_("Status")
 # TRANSLATORS: shown when no queue is configured or known yet.
@@ -105,8 +94,6 @@ FULL_FOR_APPOINTMENTS: Final = N_("Full for appointments")
 CLOSED: Final = N_("Closed")
 # TRANSLATORS: queue status: {when} is "in 5 min", "14:00", "Tue 09:00" or "Nov 24, 09:00".
 OPENS: Final = N_("Opens {when}")
-# TRANSLATORS: queue status: the queue does not open at all today.
-CLOSED_TODAY: Final = N_("Closed today")
 
 # --- first availability ----------------------------------------------------------------------
 
@@ -141,8 +128,6 @@ CREDENTIALS_REFUSED: Final = N_("The service refused our credentials")
 # TRANSLATORS: status line, when parts of the screen differ: {part} is a heading ("Queues",
 # "Counters", "Recent calls"), {state} how it stands ("Reconnecting…", "Live").
 PART_STATE: Final = N_("{part}: {state}")
-# TRANSLATORS: status line; {time} is the clock time of the last update received.
-LAST_UPDATE: Final = N_("Last update {time}")
 # TRANSLATORS: banner of the demonstration mode: the data shown is made up.
 DEMO: Final = N_("Demonstration: simulated data")
 # TRANSLATORS: after the demonstration banner: the key that ends the demonstration.

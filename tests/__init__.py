@@ -1,0 +1,1 @@
+"""The tests, a package imported from the project's root (pyproject's pytest `pythonpath`)."""

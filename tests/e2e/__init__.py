@@ -1,0 +1,1 @@
+"""End-to-end tests: the real program on a pseudo-terminal or in tmux."""

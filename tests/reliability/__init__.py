@@ -1,0 +1,1 @@
+"""Reliability tests: faults, hostile data and bad files, and the soak."""

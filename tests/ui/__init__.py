@@ -1,0 +1,1 @@
+"""The screen's tests: Textual's pilot and SVG snapshots."""
