@@ -17,9 +17,6 @@ ARCHITECTURE = ROOT / "docs" / "architecture.md"
 #: reasons and the rules' details are in docs/architecture.md, figures in docs/benchmarks.md.
 MOST_LINES = 5
 
-#: Modules whose short docstrings are applied on another branch (issue 17): none may join them.
-PENDING = {"frames.py", "widgets/big_label.py"}
-
 MODULES = sorted(
     path.relative_to(PACKAGE).as_posix()
     for path in PACKAGE.rglob("*.py")
@@ -33,11 +30,10 @@ def test_every_module_says_what_it_is_for_in_a_few_lines(module: str) -> None:
     assert docstring, f"{module}: no module docstring"
     lines = docstring.strip("\n").splitlines()
     assert lines[0].strip(), f"{module}: the docstring's first line is empty"
-    if module not in PENDING:
-        assert len(lines) <= MOST_LINES, (
-            f"{module}: a docstring of {len(lines)} lines; say what the module is for in "
-            f"{MOST_LINES} at most and move the reasons to docs/architecture.md"
-        )
+    assert len(lines) <= MOST_LINES, (
+        f"{module}: a docstring of {len(lines)} lines; say what the module is for in "
+        f"{MOST_LINES} at most and move the reasons to docs/architecture.md"
+    )
 
 
 def _top_level_names() -> list[str]:
