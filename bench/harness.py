@@ -38,6 +38,7 @@ from bench.bare_clock import BARE_MARK as BARE_MARK
 from bench.slow_host import CpuGroup, SlowHost
 from lobby_display.simulator import ServiceAccount, SimulatorServer
 from lobby_display.simulator.names import COMPANY_NAME
+from tests.helpers.kiosk_install import KIOSK_INSTALL
 
 #: The repository (the bench package's parent): programs run from here.
 ROOT = Path(__file__).resolve().parent.parent
@@ -352,8 +353,11 @@ class Terminal:
 
 
 def display_argv(config: Path) -> list[str]:
-    """The kiosk display, as the systemd unit starts it."""
-    return [sys.executable, "-m", "lobby_display", "run", "--config", str(config)]
+    """The kiosk display, as the systemd unit starts it, in an interpreter that looks like a
+    kiosk's install: this venv's simulator extra (uvicorn and the click it brings, which httpx
+    then loads with pygments) cannot be imported, as on the TV's PC."""
+    run = "from lobby_display.cli import main; sys.exit(main(sys.argv[1:]))"
+    return [sys.executable, "-c", KIOSK_INSTALL + run, "run", "--config", str(config)]
 
 
 def bare_argv() -> list[str]:

@@ -19,7 +19,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from lobby_display import strings as messages
+from lobby_display import strings
 from lobby_display.graphics.raster import fitted_size
 from lobby_display.graphics.terminal import Graphics
 from lobby_display.views import CallView, HealthView, NowCalling
@@ -49,9 +49,9 @@ def call_card_text(view: CallView, highlighted: bool, shown: Shown) -> CallCardT
     counter = shown.name(view.call.counter_names)
     return CallCardText(
         label=view.call.label,
-        counter=shown.text.text(messages.GO_TO_COUNTER, counter=counter) if counter else "",
+        counter=shown.text.text(strings.GO_TO_COUNTER, counter=counter) if counter else "",
         counter_name=counter,
-        recall=shown.text.text(messages.RECALLED) if view.call.is_recall else "",
+        recall=shown.text.text(strings.RECALLED) if view.call.is_recall else "",
         highlighted=highlighted,
     )
 
@@ -232,7 +232,7 @@ class NowCallingPanel(Panel):
     def show(self, now_calling: NowCalling, health: HealthView, shown: Shown) -> None:
         """Show the calls of `now_calling` (newest first), marked with their part's health."""
         self._last = (now_calling, health, shown)
-        self.set_heading(shown.text.text(messages.NOW_CALLING))
+        self.set_heading(shown.text.text(strings.NOW_CALLING))
         self.show_health(health, shown)
         calls = () if self.withdrawn else now_calling.calls[:MAX_CARDS]
         # On a small screen, only the newest calls that fit readably (the rest are listed in
@@ -241,9 +241,9 @@ class NowCallingPanel(Panel):
         labels = tuple(view.call.label for view in calls)
         calls = calls[: cards_that_fit(labels, width, height - 1, self.graphics)]
         if self.withdrawn:
-            self.message.set_text(shown.text.text(messages.NOT_AVAILABLE))
+            self.message.set_text(shown.text.text(strings.NOT_AVAILABLE))
         elif not calls:
-            self.message.set_text(shown.text.text(messages.NO_CALLS_YET))
+            self.message.set_text(shown.text.text(strings.NO_CALLS_YET))
         else:
             self.message.set_text("")
         self._grid.display = bool(calls)
