@@ -560,11 +560,17 @@ class LobbyApp(App[None], inherit_bindings=False):
             self._redraw(dirty, now)
         self._next_change = self.board.next_change_at(now)
 
-    def _redraw_later(self, later: _Dirty) -> None:
+    def _redraw_later(self, later: _Dirty, held: bool = False) -> None:
         """Draw the parts `_redraw_pending` held for the next frame (and any dirty since),
-        whole: held again behind the next call, a burst of calls would starve them."""
+        whole. A call that came meanwhile goes first, in a frame of its own, and the held
+        parts in the frame after it; held twice at most (behind every call of a burst, they
+        would starve)."""
         self._dirty.queues |= later.queues
         self._dirty.counters |= later.counters
+        if not held:
+            again = self._dirty.later_parts()
+            if again:
+                self.call_after_refresh(self._redraw_later, again, True)
         self._redraw_pending(split=False)
 
     def _shown(self, now: datetime) -> Shown:

@@ -4,6 +4,8 @@ back to the place's language."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from rich.cells import cell_len
 
@@ -12,12 +14,14 @@ from lobby_display.updates import ReferenceData
 from tests.helpers.boards import (
     Clock,
     board_app,
+    call,
     make_board,
     make_settings,
     reference,
     screen_lines,
     screen_text,
     terminal_output,
+    wait_for,
 )
 
 FRENCH = (
@@ -105,6 +109,37 @@ async def test_a_rotation_draws_the_calls_first_and_the_queue_board_in_the_next_
         await pilot.pause()  # the next frame: the queue board
         assert app.queue_board.content.heading == "Queues"
         text = screen_text(app)
+        assert [word for word in FRENCH if word in text] == []
+
+
+async def test_a_call_during_a_rotation_is_drawn_before_the_queue_board_it_held() -> None:
+    """A call that comes between a rotation's first frame and the queue board's goes first, in
+    a redraw of its own (the queue board is the costliest part of a frame); the queue board
+    follows in the redraw after it."""
+    clock = Clock()
+    app = board_app(["fr_FR", "en_US"], clock, rotation_seconds=10)
+    redraws: list[tuple[str, ...]] = []
+    redraw = app._redraw
+
+    def noted(dirty: Any, now: Any) -> None:
+        redraw(dirty, now)
+        parts = ("calls",) * dirty.calls + ("queues",) * dirty.queues
+        redraws.append((*parts, *(row.label for row in app.recent_calls.visible_rows[:1])))
+
+    async with app.run_test(size=(160, 45)) as pilot:
+        await pilot.pause()
+        clock.advance(20)
+        app.tick()
+        await pilot.pause()
+        app._redraw = noted  # type: ignore[method-assign]
+        clock.advance(10)
+        app.tick()  # the rotation's first frame: calls, header and status
+        app.apply_update(call("t-r1", "R101", "q-civil", 2, clock.now))
+        await wait_for(pilot, lambda: any("queues" in parts for parts in redraws))
+        assert redraws[1] == ("calls", "R101"), redraws
+        assert "queues" in redraws[2], redraws
+        text = screen_text(app)
+        assert "R101" in text
         assert [word for word in FRENCH if word in text] == []
 
 

@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -42,7 +41,7 @@ from lobby_display.simulator.auth import ApiKeys, AuthError, ServiceAccount, ver
 from lobby_display.simulator.background import BackgroundLoop
 from lobby_display.simulator.files import CREDENTIALS_NAME, write_config
 from lobby_display.simulator.routes import SSEResponse, dumps, error, int_param, list_param
-from lobby_display.simulator.server import _bind, _EmbeddedServer, _url
+from lobby_display.simulator.server import EmbeddedHttp
 from lobby_display.simulator.sse import FeedHub, Subscriber, frame
 from lobby_display.simulator.transport import ConnectionRegistry
 from lobby_display.updates import Feed
@@ -112,8 +111,7 @@ class Replay:
         self.rounds = 0
         """Times the recording was played to its end."""
         self._round_start = 0.0
-        self._server: _EmbeddedServer | None = None
-        self._serve_task: asyncio.Task[None] | None = None
+        self._http = EmbeddedHttp("the replay")
         self._play_task: asyncio.Task[None] | None = None
 
     @property
@@ -134,26 +132,9 @@ class Replay:
 
     async def start(self) -> Replay:
         """Bind, serve, and start playing."""
-        sock = _bind(self.host, self.port)
-        self.port = sock.getsockname()[1]
-        self.url = _url(self.host, self.port)
-        config = uvicorn.Config(
-            self._app(),
-            log_config=None,
-            access_log=False,
-            lifespan="off",
-            http=self.registry.protocol_class(),
-            ws="none",
-            timeout_graceful_shutdown=2,
+        self.port, self.url = await self._http.start(
+            self._app(), self.registry, self.host, self.port
         )
-        self._server = _EmbeddedServer(config)
-        self._serve_task = asyncio.create_task(self._server.serve(sockets=[sock]))
-        while not self._server.started:
-            if self._serve_task.done():
-                sock.close()
-                self._serve_task.result()
-                raise RuntimeError("the replay's HTTP server stopped at start")
-            await asyncio.sleep(0.005)
         self._play_task = asyncio.create_task(self._play())
         return self
 
@@ -164,14 +145,7 @@ class Replay:
             self._play_task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._play_task
-        if self._server is not None and self._serve_task is not None:
-            self._server.should_exit = True
-            try:
-                await asyncio.wait_for(asyncio.shield(self._serve_task), 3)
-            except TimeoutError:
-                self._server.force_exit = True
-                with contextlib.suppress(TimeoutError, asyncio.CancelledError):
-                    await asyncio.wait_for(self._serve_task, 2)
+        await self._http.stop()
 
     async def __aenter__(self) -> Replay:
         return await self.start()

@@ -115,6 +115,55 @@ class _EmbeddedServer(uvicorn.Server):
         yield
 
 
+class EmbeddedHttp:
+    """An HTTP server (uvicorn) in the running loop on a socket of its own, for the simulator and
+    the replay: `start` binds and waits until it serves, `stop` ends it quickly."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        """What serves, for the error of a server that stops at start ("the simulator")."""
+        self._server: _EmbeddedServer | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(
+        self, app: Any, registry: ConnectionRegistry, host: str, port: int, **options: Any
+    ) -> tuple[int, str]:
+        """Serve `app` on `host`:`port` (0: any free port); return the port and the URL."""
+        sock = _bind(host, port)
+        port = sock.getsockname()[1]
+        config = uvicorn.Config(
+            app,
+            log_config=None,
+            access_log=False,
+            lifespan="off",
+            http=registry.protocol_class(),
+            ws="none",
+            timeout_graceful_shutdown=2,
+            **options,
+        )
+        self._server = server = _EmbeddedServer(config)
+        self._task = task = asyncio.create_task(server.serve(sockets=[sock]))
+        while not server.started:
+            if task.done():
+                sock.close()
+                task.result()
+                raise RuntimeError(f"{self.what}'s HTTP server stopped at start")
+            await asyncio.sleep(0.005)
+        return port, _url(host, port)
+
+    async def stop(self) -> None:
+        """Stop serving: the requests under way get 3 s, then the server is forced to end."""
+        if self._server is None or self._task is None:
+            return
+        self._server.should_exit = True
+        try:
+            await asyncio.wait_for(asyncio.shield(self._task), 3)
+        except TimeoutError:
+            self._server.force_exit = True
+            with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+                await asyncio.wait_for(self._task, 2)
+
+
 def _bind(host: str, port: int) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     # With the protocol named, asyncio sets TCP_NODELAY on every connection: without it, a
@@ -210,8 +259,7 @@ class Simulator:
         self.port = options.get("port", 0)
         self.url = ""
         self.burst_emitted = 0
-        self._server: _EmbeddedServer | None = None
-        self._serve_task: asyncio.Task[None] | None = None
+        self._http = EmbeddedHttp("the simulator")
         self._clock_task: asyncio.Task[None] | None = None
         self._burst_task: asyncio.Task[None] | None = None
 
@@ -241,27 +289,9 @@ class Simulator:
 
     async def start(self) -> Simulator:
         """Bind, serve, and start the clock."""
-        sock = _bind(self.host, self.port)
-        self.port = sock.getsockname()[1]
-        self.url = _url(self.host, self.port)
-        config = uvicorn.Config(
-            self.app,
-            log_config=None,
-            access_log=False,
-            lifespan="off",
-            http=self.registry.protocol_class(),
-            ws="none",
-            timeout_graceful_shutdown=2,
-            timeout_keep_alive=30,
+        self.port, self.url = await self._http.start(
+            self.app, self.registry, self.host, self.port, timeout_keep_alive=30
         )
-        self._server = _EmbeddedServer(config)
-        self._serve_task = asyncio.create_task(self._server.serve(sockets=[sock]))
-        while not self._server.started:
-            if self._serve_task.done():
-                sock.close()
-                self._serve_task.result()
-                raise RuntimeError("the simulator's HTTP server stopped at start")
-            await asyncio.sleep(0.005)
         self._clock_task = asyncio.create_task(self._run_clock())
         return self
 
@@ -274,14 +304,7 @@ class Simulator:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
-        if self._server is not None and self._serve_task is not None:
-            self._server.should_exit = True
-            try:
-                await asyncio.wait_for(asyncio.shield(self._serve_task), 3)
-            except TimeoutError:
-                self._server.force_exit = True
-                with contextlib.suppress(TimeoutError, asyncio.CancelledError):
-                    await asyncio.wait_for(self._serve_task, 2)
+        await self._http.stop()
 
     async def __aenter__(self) -> Simulator:
         return await self.start()
