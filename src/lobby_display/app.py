@@ -584,12 +584,18 @@ class LobbyApp(App[None], inherit_bindings=False):
         shown = self._shown(now)
         board = self.board
         parts = board.parts(now)
-        self.connecting.display = not self._has_data
+        # The notice's words only while it is shown: a new sentence lays the screen out
+        # (Textual sizes a Static by its text), at every locale rotation of a working screen.
+        connecting = not self._has_data
+        if connecting and not self.connecting.display:
+            self.connecting.show(shown)
+        self.connecting.display = connecting
         self.query_one("#main").display = self._has_data
 
         def header() -> None:
             self.header.show(board.place_names(), shown)
-            self.connecting.show(shown)
+            if connecting:
+                self.connecting.show(shown)
 
         def calls() -> None:
             self.now_calling.show(board.now_calling(now), parts[Part.CALLS], shown)

@@ -143,6 +143,37 @@ async def test_a_call_during_a_rotation_is_drawn_before_the_queue_board_it_held(
         assert [word for word in FRENCH if word in text] == []
 
 
+async def test_a_rotation_redraws_the_screen_without_laying_it_out() -> None:
+    """A rotation changes every text, not the layout: laying the screen out again redraws
+    every widget (tens of milliseconds on a small PC, at every rotation). The connecting
+    notice, hidden once data came, kept taking each locale's sentence and laid it out."""
+    clock = Clock()
+    app = board_app(["fr_FR", "en_US"], clock, rotation_seconds=10)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await pilot.pause()
+        clock.advance(20)
+        app.tick()
+        await pilot.pause()
+        layouts = 0
+        refresh_layout = app.screen._refresh_layout
+
+        def counted(*args: Any, **kwargs: Any) -> None:
+            nonlocal layouts
+            layouts += 1
+            refresh_layout(*args, **kwargs)
+
+        app.screen._refresh_layout = counted  # type: ignore[method-assign]
+        headings = []
+        for _ in range(4):
+            clock.advance(10)
+            app.tick()
+            await pilot.pause()
+            await pilot.pause()
+            headings.append(app.now_calling._heading)
+        assert headings == ["Now calling", "Appel en cours"] * 2
+        assert layouts == 0
+
+
 async def test_thai_dates_are_in_the_buddhist_era_and_thai_names_are_shown() -> None:
     app = board_app(["th_TH"])
     async with app.run_test(size=(160, 45)) as pilot:
