@@ -126,7 +126,21 @@ def test_demo_ends_when_its_tmux_session_is_killed() -> None:
     # The marker (an unused environment variable) finds this demo's process among others.
     command = f"LOBBY_E2E_MARKER={marker} {' '.join(DEMO)}"
     subprocess.run(
-        ["tmux", "new-session", "-d", "-s", session, "-x", "160", "-y", "45", command],
+        # A server of its own (-L): never one that another test's end is shutting down.
+        [
+            "tmux",
+            "-L",
+            session,
+            "new-session",
+            "-d",
+            "-s",
+            session,
+            "-x",
+            "160",
+            "-y",
+            "45",
+            command,
+        ],
         check=True,
         env=_env(),
         timeout=10,
@@ -135,7 +149,7 @@ def test_demo_ends_when_its_tmux_session_is_killed() -> None:
         deadline = time.monotonic() + START_SECONDS
         while True:
             screen = subprocess.run(
-                ["tmux", "capture-pane", "-p", "-t", session],
+                ["tmux", "-L", session, "capture-pane", "-p", "-t", session],
                 capture_output=True,
                 text=True,
                 timeout=10,
@@ -147,7 +161,9 @@ def test_demo_ends_when_its_tmux_session_is_killed() -> None:
             time.sleep(0.5)
         pid = _pid_with_marker(marker)
     finally:
-        subprocess.run(["tmux", "kill-session", "-t", session], check=False, timeout=10)
+        subprocess.run(
+            ["tmux", "-L", session, "kill-session", "-t", session], check=False, timeout=10
+        )
     started = time.monotonic()
     while Path(f"/proc/{pid}").exists() and _is_zombie(pid) is False:
         if time.monotonic() - started > HANGUP_BOUND:
