@@ -414,11 +414,18 @@ def _running_wall(outputs: int) -> Iterator[Wall]:
                 cwd=work,  # the checkout's may be out of the user's reach (foot inherits it)
             )
             try:
-                said = _messages(server, lambda text: "WATCHDOG=1" in text.split("\n"), 30)
-                assert any("READY=1" in text.split("\n") for text in said), (
+                # READY=1 and the first WATCHDOG=1 come from two programs sway starts at once
+                # (sway.conf): in either order.
+                got: set[str] = set()
+
+                def ready_and_watched(text: str) -> bool:
+                    got.update(text.split("\n"))
+                    return {"READY=1", "WATCHDOG=1"} <= got
+
+                said = _messages(server, ready_and_watched, 30)
+                assert {"READY=1", "WATCHDOG=1"} <= got, (
                     f"sway said {said!r}:\n{(work / 'sway.log').read_text()[-3000:]}"
                 )
-                assert "WATCHDOG=1" in said[-1].split("\n"), said
                 yield Wall(work, prefix, python, pythonpath, specifiers, env, process)
             finally:
                 process.terminate()
