@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 import sys
 import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +13,8 @@ import pytest
 
 from lobby_display.simulator.names import PLACE, SERVICES
 from tests.helpers.needs import needs
+from tests.helpers.tmux import screen as screen_of
+from tests.helpers.tmux import start_session, tmux
 
 pytestmark = [
     pytest.mark.e2e,
@@ -27,44 +27,17 @@ BOUND_SECONDS = 45.0
 LABEL = re.compile(r"\b([A-Z]{1,2}-?\d{3})\b\s+(Desk|Office|Room|Window)\b")
 
 
-def tmux(session: str, *args: str) -> str:
-    """A tmux command on `session`'s own server (`-L`): a test's server never races another
-    test's ending one ("server exited unexpectedly" when the default server was shutting down)."""
-    return subprocess.run(
-        ["tmux", "-L", session, *args], check=True, capture_output=True, text=True, timeout=10
-    ).stdout
-
-
 @pytest.fixture
 def demo_session(tmp_path: Path) -> Iterator[str]:
     """A tmux session of 160x45 running the demo in English; killed after the test."""
-    session = f"lobby-e2e-{uuid.uuid4().hex[:8]}"
     program = Path(sys.executable).with_name("lobby-display")
     command = f"{program} demo --locales en_US --speed 4; sleep 60"
     env = {**os.environ, "TERM": "xterm-256color", "TEXTUAL_ANIMATIONS": "none"}
-    subprocess.run(
-        [
-            "tmux",
-            "-L",
-            session,
-            "new-session",
-            "-d",
-            "-s",
-            session,
-            "-x",
-            "160",
-            "-y",
-            "45",
-            command,
-        ],
-        check=True,
-        env=env,
-        timeout=10,
-    )
+    session = start_session("lobby-e2e", command, env)
     try:
         yield session
     finally:
-        subprocess.run(["tmux", "-L", session, "kill-server"], check=False, timeout=10)
+        tmux(session, "kill-server", check=False)
 
 
 def test_demo_shows_a_called_ticket_and_the_queues(demo_session: str) -> None:
@@ -72,7 +45,7 @@ def test_demo_shows_a_called_ticket_and_the_queues(demo_session: str) -> None:
     deadline = time.monotonic() + BOUND_SECONDS
     screen = ""
     while time.monotonic() < deadline:
-        screen = tmux(demo_session, "capture-pane", "-p", "-t", demo_session)
+        screen = screen_of(demo_session)
         called = LABEL.search(screen)
         queues = [name for name in queue_names if name in screen]
         if called and queues and PLACE["en_US"] in screen:
@@ -93,15 +66,13 @@ def test_ctrl_c_or_the_quit_chord_ends_the_demo_and_restores_the_terminal(
     """The demo quits like any terminal program (Ctrl-C, which its status line shows) and with
     the kiosk's chord; the kiosk itself keeps its single chord (`test_screen_kiosk.py`)."""
     deadline = time.monotonic() + BOUND_SECONDS
-    while "Now calling" not in (
-        screen := tmux(demo_session, "capture-pane", "-p", "-t", demo_session)
-    ):
+    while "Now calling" not in (screen := screen_of(demo_session)):
         assert time.monotonic() < deadline, "the demo did not come up"
         time.sleep(0.5)
     assert "Ctrl+C to quit" in screen
     tmux(demo_session, "send-keys", "-t", demo_session, key)
     deadline = time.monotonic() + 15
-    while "Now calling" in (screen := tmux(demo_session, "capture-pane", "-p", "-t", demo_session)):
+    while "Now calling" in (screen := screen_of(demo_session)):
         assert time.monotonic() < deadline, f"{key} did not quit:\n{screen}"
         time.sleep(0.3)
     assert "Traceback" not in screen

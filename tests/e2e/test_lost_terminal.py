@@ -19,6 +19,8 @@ import pytest
 
 from tests.helpers.needs import needs
 from tests.helpers.terminal import TerminalProgram, assert_terminal_restored
+from tests.helpers.tmux import screen as screen_of
+from tests.helpers.tmux import start_session, tmux
 
 pytestmark = pytest.mark.e2e
 
@@ -121,49 +123,21 @@ def test_demo_still_stops_cleanly_on_sigterm() -> None:
 
 @needs("tmux", "tmux")
 def test_demo_ends_when_its_tmux_session_is_killed() -> None:
-    session = f"lobby-lost-{uuid.uuid4().hex[:8]}"
     marker = uuid.uuid4().hex[:8]
     # The marker (an unused environment variable) finds this demo's process among others.
     command = f"LOBBY_E2E_MARKER={marker} {' '.join(DEMO)}"
-    subprocess.run(
-        # A server of its own (-L): never one that another test's end is shutting down.
-        [
-            "tmux",
-            "-L",
-            session,
-            "new-session",
-            "-d",
-            "-s",
-            session,
-            "-x",
-            "160",
-            "-y",
-            "45",
-            command,
-        ],
-        check=True,
-        env=_env(),
-        timeout=10,
-    )
+    session = start_session("lobby-lost", command, _env())
     try:
         deadline = time.monotonic() + START_SECONDS
         while True:
-            screen = subprocess.run(
-                ["tmux", "-L", session, "capture-pane", "-p", "-t", session],
-                capture_output=True,
-                text=True,
-                timeout=10,
-                check=False,
-            ).stdout
+            screen = screen_of(session, check=False)
             if "Recent calls" in screen:
                 break
             assert time.monotonic() < deadline, f"the demo did not come up:\n{screen}"
             time.sleep(0.5)
         pid = _pid_with_marker(marker)
     finally:
-        subprocess.run(
-            ["tmux", "-L", session, "kill-session", "-t", session], check=False, timeout=10
-        )
+        tmux(session, "kill-session", "-t", session, check=False)
     started = time.monotonic()
     while Path(f"/proc/{pid}").exists() and _is_zombie(pid) is False:
         if time.monotonic() - started > HANGUP_BOUND:
