@@ -6,7 +6,6 @@ import argparse
 import asyncio
 import contextlib
 import json
-import signal
 import sys
 import tempfile
 import urllib.error
@@ -17,7 +16,13 @@ from typing import Any
 
 from lobby_display.config import ConfigError
 from lobby_display.simulator.dialect import Dialect
-from lobby_display.simulator.server import CONTROLS, FAULTS, Simulator, SimulatorOptions
+from lobby_display.simulator.server import (
+    CONTROLS,
+    FAULTS,
+    Simulator,
+    SimulatorOptions,
+    stop_signals,
+)
 
 EXIT_OK = 0
 EXIT_PROBLEM = 1
@@ -66,48 +71,53 @@ async def _serve(options: SimulatorOptions, directory: Path | None) -> int:
     except (ValueError, KeyError) as error:
         print(f"lobby-display simulate: {error}", file=sys.stderr)
         return EXIT_PROBLEM
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, stop.set)
     try:
-        folder = directory or Path(tempfile.mkdtemp(prefix="lobby-display-simulator-"))
-        try:
-            credentials = sim.write_credentials(folder)
-            config = sim.write_config(folder)
-        except OSError as error:
-            print(f"lobby-display simulate: cannot write into {folder}: {error}", file=sys.stderr)
-            return EXIT_PROBLEM
-        except ConfigError as error:
-            # A display refuses plain http:// to another machine (the key would travel in clear).
+        with stop_signals() as stop:
+            folder = directory or Path(tempfile.mkdtemp(prefix="lobby-display-simulator-"))
+            try:
+                credentials = sim.write_credentials(folder)
+                config = sim.write_config(folder)
+            except OSError as error:
+                print(
+                    f"lobby-display simulate: cannot write into {folder}: {error}", file=sys.stderr
+                )
+                return EXIT_PROBLEM
+            except ConfigError as error:
+                # A display refuses plain http:// to another machine (the key would travel in
+                # clear).
+                print(
+                    f"lobby-display simulate: no display could use {sim.url}: {error}\n"
+                    "  run the simulator on 127.0.0.1 (the default) and the display on this "
+                    "machine",
+                    file=sys.stderr,
+                )
+                return EXIT_PROBLEM
+            place = sim.place
+            print(f"Display service simulator at {sim.url}", flush=False)
             print(
-                f"lobby-display simulate: no display could use {sim.url}: {error}\n"
-                "  run the simulator on 127.0.0.1 (the default) and the display on this machine",
-                file=sys.stderr,
+                f"  seed {place.options.seed}, speed {place.speed:g}, {len(place.queues)} queues, "
+                f"{len(place.tickets)} current tickets, time zone {place.options.timezone}"
             )
-            return EXIT_PROBLEM
-        place = sim.place
-        print(f"Display service simulator at {sim.url}", flush=False)
-        print(
-            f"  seed {place.options.seed}, speed {place.speed:g}, {len(place.queues)} queues, "
-            f"{len(place.tickets)} current tickets, time zone {place.options.timezone}"
-        )
-        print(f"  dialect      {sim.dialect.describe()}")
-        print(f"  place id     {sim.place_id}  ({sim.company})")
-        print(f"  config       {config}")
-        print(f"  credentials  {credentials}  (private key, mode 0600)")
-        print(f"  display:     lobby-display run --config {config}")
-        print(f"  faults:      curl -X POST '{sim.url}/_sim/faults/drop?feed=tickets'")
-        print(f"               lobby-display simulate --port {sim.port} --fault stall feed=queues")
-        print(f"  calls:       lobby-display simulate --port {sim.port} --fault hold on=true")
-        print(f"               lobby-display simulate --port {sim.port} --fault call label=A031")
-        print(f"               lobby-display simulate --port {sim.port} --fault capacity queue=1")
-        print(f"  state:       {sim.url}/_sim/status   truth: {sim.url}/_sim/truth")
-        print("Ctrl-C stops.", flush=True)
-        await stop.wait()
+            print(f"  dialect      {sim.dialect.describe()}")
+            print(f"  place id     {sim.place_id}  ({sim.company})")
+            print(f"  config       {config}")
+            print(f"  credentials  {credentials}  (private key, mode 0600)")
+            print(f"  display:     lobby-display run --config {config}")
+            print(f"  faults:      curl -X POST '{sim.url}/_sim/faults/drop?feed=tickets'")
+            print(
+                f"               lobby-display simulate --port {sim.port} --fault stall feed=queues"
+            )
+            print(f"  calls:       lobby-display simulate --port {sim.port} --fault hold on=true")
+            print(
+                f"               lobby-display simulate --port {sim.port} --fault call label=A031"
+            )
+            print(
+                f"               lobby-display simulate --port {sim.port} --fault capacity queue=1"
+            )
+            print(f"  state:       {sim.url}/_sim/status   truth: {sim.url}/_sim/truth")
+            print("Ctrl-C stops.", flush=True)
+            await stop.wait()
     finally:
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            loop.remove_signal_handler(signum)
         await sim.stop()
     print("Simulator stopped.", flush=True)
     return EXIT_OK

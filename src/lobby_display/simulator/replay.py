@@ -13,7 +13,6 @@ import bisect
 import contextlib
 import json
 import logging
-import signal
 import sys
 import tempfile
 from collections.abc import AsyncIterator, Mapping
@@ -41,7 +40,7 @@ from lobby_display.simulator.auth import ApiKeys, AuthError, ServiceAccount, ver
 from lobby_display.simulator.background import BackgroundLoop
 from lobby_display.simulator.files import CREDENTIALS_NAME, write_config
 from lobby_display.simulator.routes import SSEResponse, dumps, error, int_param, list_param
-from lobby_display.simulator.server import EmbeddedHttp
+from lobby_display.simulator.server import EmbeddedHttp, stop_signals
 from lobby_display.simulator.sse import FeedHub, Subscriber, frame
 from lobby_display.simulator.transport import ConnectionRegistry
 from lobby_display.updates import Feed
@@ -422,37 +421,32 @@ async def _serve(recording: Recording, args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, stop.set)
     try:
-        folder = args.directory or Path(tempfile.mkdtemp(prefix="lobby-display-replay-"))
-        try:
-            config = replay.write_config(folder)
-        except (OSError, ConfigError) as error:
+        with stop_signals() as stop:
+            folder = args.directory or Path(tempfile.mkdtemp(prefix="lobby-display-replay-"))
+            try:
+                config = replay.write_config(folder)
+            except (OSError, ConfigError) as error:
+                print(
+                    f"lobby-display replay: cannot write a config into {folder}: {error}",
+                    file=sys.stderr,
+                )
+                return 1
+            start = recording.start
+            when = start.at.isoformat(timespec="seconds") if start is not None else "unknown"
+            print(f"Replaying {args.file} at {replay.url}")
             print(
-                f"lobby-display replay: cannot write a config into {folder}: {error}",
-                file=sys.stderr,
+                f"  place {replay.place_id}, recorded {when}, {recording.seconds:.0f} s, "
+                f"{len(recording.lines)} lines, speed {replay.speed:g}"
+                + (", looping" if replay.loop else "")
             )
-            return 1
-        start = recording.start
-        when = start.at.isoformat(timespec="seconds") if start is not None else "unknown"
-        print(f"Replaying {args.file} at {replay.url}")
-        print(
-            f"  place {replay.place_id}, recorded {when}, {recording.seconds:.0f} s, "
-            f"{len(recording.lines)} lines, speed {replay.speed:g}"
-            + (", looping" if replay.loop else "")
-        )
-        print(f"  config       {config}")
-        print(f"  credentials  {folder / CREDENTIALS_NAME}  (private key, mode 0600)")
-        print(f"  display:     lobby-display run --config {config}")
-        print(f"  state:       {replay.url}/_replay/status")
-        print("Ctrl-C stops.", flush=True)
-        await stop.wait()
+            print(f"  config       {config}")
+            print(f"  credentials  {folder / CREDENTIALS_NAME}  (private key, mode 0600)")
+            print(f"  display:     lobby-display run --config {config}")
+            print(f"  state:       {replay.url}/_replay/status")
+            print("Ctrl-C stops.", flush=True)
+            await stop.wait()
     finally:
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            loop.remove_signal_handler(signum)
         await replay.stop()
     print("Replay stopped.", flush=True)
     return 0
