@@ -8,72 +8,24 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from textual.strip import Strip
 
 from lobby_display.app import LobbyApp
 from lobby_display.board import Board
 from lobby_display.config import Settings
 from lobby_display.frames import FramePacer
-from lobby_display.models import Queue, QueueState, keyed
-from lobby_display.updates import (
-    QueueStateChanged,
-    QueueStatesSnapshot,
-    TicketRemoved,
-    Update,
-)
+from lobby_display.models import Queue, keyed
 from tests.helpers.boards import (
     Clock,
     FakeSource,
     at,
     call,
-    counters,
     make_board,
     make_settings,
     queue_states,
     reference,
     wait_for,
 )
-
-
-def drawn(app: LobbyApp) -> list[Strip]:
-    """Every line of the screen as the terminal has it (text and styles)."""
-    return list(app.screen._compositor.render_strips())
-
-
-async def settled(app: LobbyApp, pilot: Any, source: FakeSource | None = None) -> None:
-    """Wait until what was pushed is taken, no redraw is pending (the queue rows' deferred one
-    included) and the screen has caught up: by condition, not by a pause racing the timers."""
-    if source is not None:
-        await wait_for(pilot, lambda: source._queue.empty())
-    await pilot.pause()
-    await wait_for(
-        pilot,
-        lambda: not app._dirty and app._queues_timer is None and not app._flush_scheduled,
-    )
-    await pilot.pause()
-
-
-def waiting(states: QueueStatesSnapshot, queue_id: str, tickets: int) -> QueueStateChanged:
-    """The queue's state with `tickets` waiting (and as many people)."""
-    raw = states.states[queue_id].model_dump(by_alias=True)
-    raw["queueLength"] = {"queueTicketLength": tickets, "queuePeopleLength": tickets}
-    return QueueStateChanged(QueueState.model_validate(raw))
-
-
-def busy_morning() -> list[Update]:
-    """Calls, tickets leaving, waiting counts and counters changing, as a busy minute brings."""
-    states = queue_states()
-    updates: list[Update] = []
-    for number in range(8):
-        moment = at(number)
-        updates.append(call(f"t-b{number}", f"B{100 + number}", "q-civil", 1 + number % 3, moment))
-        updates.append(waiting(states, "q-pass", 7 + number))
-        updates.append(waiting(states, "q-civil", 30 - 3 * number))
-        if number % 3 == 0:
-            updates.append(counters({"c-visitors": 128 + number, "c-served": 97 + 10 * number}))
-    updates.append(TicketRemoved("t-b3"))
-    updates.append(counters({"c-visitors": 9, "c-served": 1234567, "c-year": 12480}))
-    return updates
+from tests.helpers.redraw import busy_morning, drawn, settled, waiting
 
 
 @pytest.mark.parametrize("size", [(160, 45), (80, 24), (120, 34)], ids=lambda s: f"{s[0]}x{s[1]}")

@@ -15,7 +15,6 @@ from typing import Final
 from rich.control import Control
 from rich.segment import ControlType, Segment
 from textual.app import RenderResult
-from textual.cache import LRUCache
 from textual.color import Color
 from textual.content import Content
 from textual.geometry import Region
@@ -28,6 +27,7 @@ from lobby_display.graphics import sixel
 from lobby_display.graphics.mosaic import mosaic
 from lobby_display.graphics.raster import fitted_size, rasterise
 from lobby_display.graphics.terminal import Graphics
+from lobby_display.widgets.drawn import DrawnCache
 
 
 class BigLabel(Widget):
@@ -278,8 +278,8 @@ def _rgb(color: Color) -> tuple[int, int, int]:
 #: through six cards of two or three sizes, highlighted then not, while the next ones come.
 _MAX_DRAWN: Final = 96
 #: Lines of big labels already drawn, by label, size, style and graphics (`render_line`).
-_DRAWN: Final[LRUCache[object, list[Strip]]] = LRUCache(_MAX_DRAWN)
+_DRAWN: Final[DrawnCache[object, list[Strip]]] = DrawnCache(_MAX_DRAWN)
 #: Sixel images already encoded, by label, size, colours and graphics (`_sixel`).
-_IMAGES: Final[LRUCache[object, str]] = LRUCache(_MAX_DRAWN)
+_IMAGES: Final[DrawnCache[object, str]] = DrawnCache(_MAX_DRAWN)
 
 __all__ = ["BigLabel", "for_screenshot"]

@@ -12,7 +12,6 @@ from rich.align import Align
 from rich.console import RenderableType
 from rich.segment import Segment
 from rich.text import Text
-from textual.cache import LRUCache
 from textual.content import Content
 from textual.geometry import Region
 from textual.reactive import reactive
@@ -24,6 +23,7 @@ from lobby_display.i18n import LocaleText
 from lobby_display.models import pick_name
 from lobby_display.updates import FeedStatus
 from lobby_display.views import Freshness, HealthView
+from lobby_display.widgets.drawn import DrawnCache
 
 #: Drawn where a number is unknown: never a false zero.
 UNKNOWN: str = "—"
@@ -201,7 +201,7 @@ class LinePanel(Panel, Generic[ContentT, RowT, LayoutT]):
         """What the panel says; set by `show_content`."""
         self._line_keys: tuple[LineKey[RowT | _Message], ...] = ()
         self._row_layout: LayoutT | _Message | None = None
-        self._drawn: LRUCache[RowT | _Message, list[Strip]] = LRUCache(MAX_DRAWN_ROWS)
+        self._drawn: DrawnCache[RowT | _Message, list[Strip]] = DrawnCache(MAX_DRAWN_ROWS)
         self._drawn_with: Hashable = None
 
     # --- what a subclass says --------------------------------------------------------------
@@ -258,7 +258,6 @@ class LinePanel(Panel, Generic[ContentT, RowT, LayoutT]):
             # Keep the rows on screen: a busy day would otherwise fill the store with rows
             # that changed long ago.
             shown = {row for row, _ in new}
-            # (An LRUCache is not iterable: its keys are.)
             for row in set(self._drawn.keys()) - shown:
                 self._drawn.discard(row)
         width = self.size.width

@@ -18,7 +18,6 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.table import Table
 from rich.text import Text
-from textual.cache import LRUCache
 from textual.reactive import reactive
 from textual.strip import Strip
 
@@ -40,6 +39,7 @@ from lobby_display.views import (
     QueueView,
     slots_of_day,
 )
+from lobby_display.widgets.drawn import DrawnCache
 from lobby_display.widgets.panel import MAX_DRAWN_ROWS, UNKNOWN, LineKey, LinePanel, Shown
 
 _STATUS_WORDS: Final = {
@@ -277,7 +277,7 @@ class QueueBoard(LinePanel[QueueBoardText, _Line, _Drawing]):
         self._rows_key: object = None
         # Each row (None: the headings) drawn at the width of its group, for the lines that
         # show it.
-        self._row_strips: LRUCache[QueueRow | None, list[Strip]] = LRUCache(MAX_DRAWN_ROWS)
+        self._row_strips: DrawnCache[QueueRow | None, list[Strip]] = DrawnCache(MAX_DRAWN_ROWS)
         self._row_strips_with: Hashable = None
         self._lines = 0
         """Lines of the page shown."""
