@@ -13,7 +13,8 @@ from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 
-from lobby_display.widgets.queue_board import table_row_lines
+from lobby_display.widgets.drawn import DrawnCache
+from lobby_display.widgets.queue_board import CellKey, table_row_lines
 
 WORDS = [
     "Passports and ID cards",
@@ -69,6 +70,26 @@ def test_a_row_is_drawn_as_the_table_draws_it(seed: int) -> None:
     drawn = table_row_lines(console, options, cells, widths, style, header=header)
 
     assert drawn == table_lines(console, cells, widths, style, header=header)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_cells_drawn_before_are_the_cells_drawn_afresh(seed: int) -> None:
+    """Rows sharing cells (a queue's name and hours, another waiting count) drawn from the
+    cells kept are the rows drawn without them."""
+    chance = random.Random(seed)
+    console = Console(file=io.StringIO(), width=160, force_terminal=True, color_system="truecolor")
+    options = console.options.update(highlight=False, width=console.width)
+    kept: DrawnCache[CellKey, list[list[Segment]]] = DrawnCache(64)
+    widths = [chance.randint(1, 26) for _ in range(4)]
+    for _ in range(30):
+        cells = [Text(chance.choice(WORDS[:5]), style=chance.choice(STYLES)) for _ in range(4)]
+        header = chance.random() < 0.2
+        style = chance.choice(STYLES) if header else Style.null()
+        from_kept = table_row_lines(
+            console, options, cells, widths, style, header=header, drawn_cells=kept
+        )
+        assert from_kept == table_row_lines(console, options, cells, widths, style, header=header)
+    assert kept.hits > 0, "rows shared cells"
 
 
 def test_columns_wider_than_the_room_are_left_to_the_table() -> None:

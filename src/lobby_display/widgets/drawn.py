@@ -23,12 +23,14 @@ class DrawnCache(Generic[KeyT, ValueT]):
     `OrderedDict` frees what it drops at once.
     """
 
-    __slots__ = ("_items", "maxsize")
+    __slots__ = ("_items", "hits", "maxsize")
 
     def __init__(self, maxsize: int) -> None:
         self._items: OrderedDict[KeyT, ValueT] = OrderedDict()
         self.maxsize = maxsize
         """The most drawings kept."""
+        self.hits = 0
+        """How many drawings were asked for and found."""
 
     def __len__(self) -> int:
         return len(self._items)
@@ -42,6 +44,7 @@ class DrawnCache(Generic[KeyT, ValueT]):
         value = self._items.get(key)
         if value is not None:
             self._items.move_to_end(key)
+            self.hits += 1
         return value
 
     def set(self, key: KeyT, value: ValueT) -> None:

@@ -42,6 +42,9 @@ from lobby_display.views import (
 from lobby_display.widgets.drawn import DrawnCache
 from lobby_display.widgets.panel import MAX_DRAWN_ROWS, UNKNOWN, LineKey, LinePanel, Shown
 
+#: Cells of the board kept drawn: every queue's name, status, hours and counts in each locale.
+MAX_DRAWN_CELLS: Final = 2048
+
 _STATUS_WORDS: Final = {
     QueueStatus.CLOSED: strings.CLOSED,
     QueueStatus.PAUSED: strings.PAUSED,
@@ -164,6 +167,10 @@ def _first_type(
     return next((kind for kind in types if kind.first_availability == moment), None)
 
 
+#: One cell of the board drawn (its lines of segments), by its text, width, padding and style.
+CellKey = tuple[Hashable, ...]
+
+
 def table_row_lines(
     console: Console,
     options: ConsoleOptions,
@@ -172,6 +179,7 @@ def table_row_lines(
     style: Style,
     *,
     header: bool,
+    drawn_cells: DrawnCache[CellKey, list[list[Segment]]] | None = None,
 ) -> list[list[Segment]] | None:
     """One row of the board's table, drawn as Rich's `Table` draws it, without measuring it.
 
@@ -180,6 +188,10 @@ def table_row_lines(
     of their row, cells at the top. Each cell goes through the same Rich calls as in the table;
     what is skipped is the table's measuring of every cell (most of a row's cost). None when the
     columns are wider than `options` allow: Rich would then share the width out.
+
+    Cells already drawn with the same console are taken from `drawn_cells`: a queue's name,
+    status and hours stay the same while its waiting count changes, and come back with their
+    locale at each rotation.
     """
     count = len(cells)
     padded = [width + (index > 0) + (index < count - 1) for index, width in enumerate(widths)]
@@ -187,11 +199,27 @@ def table_row_lines(
         return None
     drawn = []
     for index, (text, width) in enumerate(zip(cells, padded, strict=True)):
-        cell_options = options.update(
-            width=width, justify="left", no_wrap=True, overflow="ellipsis", height=None
-        )
         padding = (0, 1 if index < count - 1 else 0, 0, 1 if index > 0 else 0)
-        drawn.append(console.render_lines(Padding(text, padding), cell_options, style=style))
+        key: CellKey = (
+            text.plain,
+            text.style,
+            tuple(text.spans),
+            text.justify,
+            text.overflow,
+            text.no_wrap,
+            width,
+            padding,
+            style,
+        )
+        lines = drawn_cells.get(key) if drawn_cells is not None else None
+        if lines is None:
+            cell_options = options.update(
+                width=width, justify="left", no_wrap=True, overflow="ellipsis", height=None
+            )
+            lines = console.render_lines(Padding(text, padding), cell_options, style=style)
+            if drawn_cells is not None:
+                drawn_cells.set(key, lines)
+        drawn.append(lines)
     height = max(len(lines) for lines in drawn)
     align = Segment.align_bottom if header else Segment.align_top
     shaped = [
@@ -279,6 +307,8 @@ class QueueBoard(LinePanel[QueueBoardText, _Line, _Drawing]):
         # show it.
         self._row_strips: DrawnCache[QueueRow | None, list[Strip]] = DrawnCache(MAX_DRAWN_ROWS)
         self._row_strips_with: Hashable = None
+        # Each cell drawn, for rows that share it (never stale: the key holds all it shows).
+        self._drawn_cells: DrawnCache[CellKey, list[list[Segment]]] = DrawnCache(MAX_DRAWN_CELLS)
         self._lines = 0
         """Lines of the page shown."""
 
@@ -457,6 +487,7 @@ class QueueBoard(LinePanel[QueueBoardText, _Line, _Drawing]):
             self._arranged.columns.widths,
             self._style("heading") if header else Style.null(),
             header=header,
+            drawn_cells=self._drawn_cells,
         )
         if lines is None:  # wider than the group: Rich's table shares the width out
             return self.render_rows(self._table(queue_row), width)
