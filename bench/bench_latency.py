@@ -52,6 +52,7 @@ from bench.harness import (
     record_publications,
     simulated_place,
 )
+from lobby_display.app import SETTLE_SECONDS
 
 QUEUES = 30
 #: Events per second, and how long each burst lasts (full run, quick run), in seconds.
@@ -76,6 +77,10 @@ ROTATING_RATE, ROTATING_DURATIONS = 100, (30.0, 6.0)
 HEADINGS = {"en_US": "Recent calls", "fr_FR": "Derniers appels"}
 #: "Live" in French: the status line of a rotating display may first be seen in French.
 LIVE_FR = "En direct"
+#: From "Live" to the first burst: the first reference data, snapshots and frames, and the
+#: display's settling (`gc.freeze`, `SETTLE_SECONDS` after its first data), so that the bursts
+#: measure the display as it runs all day rather than its first seconds.
+WARM_UP = SETTLE_SECONDS + 3.0
 #: Ticket labels as the simulator makes them: A017, BX-12.
 LABEL = re.compile(r"(?<![A-Za-z0-9-])([A-Z]\d{3,}|[A-Z]{2}-\d{2,})(?![A-Za-z0-9])")
 
@@ -200,7 +205,7 @@ def measure_variant(
         rates = {ROTATING_RATE: ROTATING_DURATIONS} if rotating else DURATIONS
         with Terminal(display_argv(config), watch=watch) as screen:
             screen.wait_for(lambda text: bool(LIVE_MARK.search(text) or LIVE_FR in text), 60)
-            time.sleep(3.0)  # warm-up: the first reference data, snapshots and frames
+            time.sleep(WARM_UP)
             for rate, durations in rates.items():
                 seconds = durations[1 if quick else 0]
                 with published.lock:

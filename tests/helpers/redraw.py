@@ -26,7 +26,12 @@ async def settled(app: LobbyApp, pilot: Any, source: FakeSource | None = None) -
     await pilot.pause()
     await wait_for(
         pilot,
-        lambda: not app._dirty and app._queues_timer is None and not app._flush_scheduled,
+        lambda: (
+            not app._dirty
+            and app._queues_timer is None
+            and not app._flush_scheduled
+            and not app._later_pending
+        ),
     )
     await pilot.pause()
 

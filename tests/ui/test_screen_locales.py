@@ -106,8 +106,11 @@ async def test_a_rotation_draws_the_calls_first_and_the_queue_board_in_the_next_
         app.tick()  # the rotation's first frame: calls, header and status
         assert app.now_calling._heading == "Now calling"
         assert app.queue_board.content.heading == "Files d'attente"
-        await pilot.pause()  # the next frame: the queue board
-        assert app.queue_board.content.heading == "Queues"
+        # The next frame (after a few turns of the loop for the network): the queue board.
+        board = app.queue_board
+        await wait_for(
+            pilot, lambda: board.content is not None and board.content.heading == "Queues"
+        )
         text = screen_text(app)
         assert [word for word in FRENCH if word in text] == []
 
