@@ -76,9 +76,12 @@ def test_strips_divided_or_cropped_whole_are_freed_at_once() -> None:
         line = strip("Passports  12 waiting")
         width = line.cell_length
         assert line.divide([width]) == [line]
+        assert line.divide([width, width + 5]) == [line]
+        assert line.divide(iter([width])) == [line]
         assert line.crop_extend(0, width, None) is line
         # What the strip answers otherwise is Textual's own.
         assert [part.text for part in line.divide([9, width])] == ["Passports", "  12 waiting"]
+        assert [part.text for part in line.divide([width, width])] == [line.text, ""]
         assert line.crop_extend(0, width + 3, None).text == "Passports  12 waiting   "
         del line
         assert cyclic_garbage() == []

@@ -77,9 +77,11 @@ def free_strips_promptly() -> None:
     divide, crop_extend = Strip.divide, Strip.crop_extend
 
     def divide_whole(self: Strip, cuts: Iterable[int]) -> Sequence[Strip]:
-        cuts = [cut for cut in cuts if cut <= self.cell_length]
-        if cuts == [self.cell_length]:
-            return [self]
+        # Called for most lines of every frame: the usual answer without building a list.
+        cuts = cuts if isinstance(cuts, list) else list(cuts)
+        length = self.cell_length
+        if cuts and cuts[0] == length and (len(cuts) == 1 or cuts[1] > length):
+            return [self]  # Textual drops the cuts past the end
         return divide(self, cuts)
 
     def crop_extend_whole(self: Strip, start: int, end: int, style: Style | None) -> Strip:
