@@ -4,11 +4,15 @@ back to the place's language."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
 from rich.cells import cell_len
+from textual.pilot import Pilot
 
+from lobby_display.app import LobbyApp
 from lobby_display.models import Queue, keyed
 from lobby_display.updates import ReferenceData
 from tests.helpers.boards import (
@@ -89,17 +93,24 @@ async def test_rotation_switches_every_text_and_number_together() -> None:
         assert "Appel en cours" in screen_text(app)
 
 
+@asynccontextmanager
+async def rotating(clock: Clock) -> AsyncIterator[tuple[LobbyApp, Pilot[Any]]]:
+    """French and English taking turns every 10 s, run past the fixture's own changes (a
+    highlight ending redraws everything at once), French on screen."""
+    app = board_app(["fr_FR", "en_US"], clock, rotation_seconds=10)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await pilot.pause()
+        clock.advance(20)
+        app.tick()
+        await pilot.pause()
+        yield app, pilot
+
+
 async def test_a_rotation_draws_the_calls_first_and_the_queue_board_in_the_next_frame() -> None:
     """The queue board of a rotation is the costliest redraw: it waits one frame, so a call
     that comes with the rotation is not held back by it; then every text is in one locale."""
     clock = Clock()
-    app = board_app(["fr_FR", "en_US"], clock, rotation_seconds=10)
-    async with app.run_test(size=(160, 45)) as pilot:
-        await pilot.pause()
-        # Past the fixture's own changes (a highlight ending redraws everything at once).
-        clock.advance(20)
-        app.tick()
-        await pilot.pause()
+    async with rotating(clock) as (app, pilot):
         assert app.queue_board.content is not None
         assert app.queue_board.content.heading == "Files d'attente"
         clock.advance(10)
@@ -120,20 +131,15 @@ async def test_a_call_during_a_rotation_is_drawn_before_the_queue_board_it_held(
     a redraw of its own (the queue board is the costliest part of a frame); the queue board
     follows in the redraw after it."""
     clock = Clock()
-    app = board_app(["fr_FR", "en_US"], clock, rotation_seconds=10)
     redraws: list[tuple[str, ...]] = []
-    redraw = app._redraw
+    async with rotating(clock) as (app, pilot):
+        redraw = app._redraw
 
-    def noted(dirty: Any, now: Any) -> None:
-        redraw(dirty, now)
-        parts = ("calls",) * dirty.calls + ("queues",) * dirty.queues
-        redraws.append((*parts, *(row.label for row in app.recent_calls.visible_rows[:1])))
+        def noted(dirty: Any, now: Any) -> None:
+            redraw(dirty, now)
+            parts = ("calls",) * dirty.calls + ("queues",) * dirty.queues
+            redraws.append((*parts, *(row.label for row in app.recent_calls.visible_rows[:1])))
 
-    async with app.run_test(size=(160, 45)) as pilot:
-        await pilot.pause()
-        clock.advance(20)
-        app.tick()
-        await pilot.pause()
         app._redraw = noted  # type: ignore[method-assign]
         clock.advance(10)
         app.tick()  # the rotation's first frame: calls, header and status
@@ -151,12 +157,7 @@ async def test_a_rotation_redraws_the_screen_without_laying_it_out() -> None:
     every widget (tens of milliseconds on a small PC, at every rotation). The connecting
     notice, hidden once data came, kept taking each locale's sentence and laid it out."""
     clock = Clock()
-    app = board_app(["fr_FR", "en_US"], clock, rotation_seconds=10)
-    async with app.run_test(size=(160, 45)) as pilot:
-        await pilot.pause()
-        clock.advance(20)
-        app.tick()
-        await pilot.pause()
+    async with rotating(clock) as (app, pilot):
         layouts = 0
         refresh_layout = app.screen._refresh_layout
 
