@@ -295,7 +295,11 @@ async def replay_to(
     recording: Recording, folder: Path, facts: dict[str, Any], parts: tuple[str, ...]
 ) -> None:
     """Replay `recording` to a display until its board's `parts` are `facts`'."""
-    with ReplayServer(recording, speed=600.0, heartbeat=0.3) as replay:
+    # At the recording's own pace (it was made at 120 recorded seconds a second): the display
+    # starts while the replay runs and reads the latest snapshot when it connects, so at 600 x
+    # a slow start (0.1 s: a minute of the place) could miss the first calls being done (a CI
+    # run lost two of them).
+    with ReplayServer(recording, speed=120.0, heartbeat=0.3) as replay:
         replayed = Display(settings_of(replay.write_config(folder)))
 
         def shown() -> dict[str, Any]:
