@@ -10,7 +10,7 @@ from lobby_display.graphics.mosaic import Mosaic
 from lobby_display.graphics.raster import rasterise
 from lobby_display.graphics.terminal import Graphics
 from lobby_display.updates import TicketChanged
-from lobby_display.widgets.now_calling import CallCard
+from lobby_display.widgets.now_calling import SIZE_MEMORY, CallCard
 from tests.helpers.boards import (
     Clock,
     FakeSource,
@@ -365,3 +365,33 @@ async def test_at_80x24_the_call_just_made_is_drawn_whatever_the_terminal(
             big = card.big
             drawn = big.shows_image if graphics.sixel else big.mosaic_rows is not None
             assert drawn, f"{big.label} in a {big.size} box is plain text"
+
+
+async def test_calls_keep_the_size_a_wider_label_needed_for_ten_minutes() -> None:
+    clock, source = Clock(), FakeSource()
+    app = calls_app(clock, source, graphics=Graphics(sixel=True, cell=(18, 36)))
+    panel = app.now_calling
+
+    async def group(*labels: str) -> tuple[int, tuple[int, int] | None]:
+        """Calls `labels` at one moment; the size and box their cards are drawn at."""
+        source.push(
+            *(
+                call(f"t-{label}-{clock.now:%H%M}", label, "q-pass", desk, clock.now)
+                for desk, label in enumerate(labels, start=1)
+            )
+        )
+        await wait_for(pilot, lambda: [c.big.label for c in panel.shown_cards] == [*labels][::-1])
+        await pilot.pause()
+        bigs = [card.big for card in panel.shown_cards]
+        assert len({(big.max_size, big.image_box) for big in bigs}) == 1, "one size for all"
+        return bigs[0].max_size, bigs[0].image_box
+
+    async with app.run_test(size=(106, 30)) as pilot:
+        wide, box = await group("K017", "K018", "MWM8")
+        clock.advance(120)
+        # The wide "MWM8" has gone: these would fit larger, but are drawn as the last ones were.
+        assert await group("K019", "K020", "K021") == (wide, box)
+        clock.advance(SIZE_MEMORY.total_seconds())
+        grown, grown_box = await group("K022", "K023", "K024")
+        assert grown_box == box
+        assert grown > wide, "ten minutes on, the short labels are drawn as large as they fit"

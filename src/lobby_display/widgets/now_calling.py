@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Final
 
 from rich.cells import cell_len
@@ -28,6 +29,12 @@ from lobby_display.widgets.panel import Panel, Shown
 
 #: Most cards drawn at once (the board never highlights more calls than this together).
 MAX_CARDS = 6
+
+#: How long the calls stay at a size a wider label needed after the last such label: they
+#: shrink at once for a wider label, and grow back only after this long without one.
+SIZE_MEMORY: Final = timedelta(minutes=10)
+#: Card sizes whose size is remembered (one per number of cards and columns; a resize adds more).
+MAX_KEPT_SIZES: Final = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,6 +221,7 @@ class NowCallingPanel(Panel):
         self._grid = Container(*self.cards, id="cards")
         self._labels: tuple[str, ...] = ()
         self._row_height = -1
+        self._steady = SteadySize()
         self._last: tuple[NowCalling, HealthView, Shown] | None = None
         self.graphics = Graphics()
         """How the cards draw their labels (see `set_graphics`)."""
@@ -284,8 +292,10 @@ class NowCallingPanel(Panel):
             styles.grid_size_columns = columns
             styles.grid_size_rows = rows
             styles.grid_rows = str(row_height) if row_height > 0 else "1fr"
-        shared = shared_size(self._labels, columns, width, height - 1, self.graphics)
         box = image_box(len(self._labels), columns, width, height - 1)
+        shared = shared_size(self._labels, columns, width, height - 1, self.graphics)
+        if self._last is not None:
+            shared = self._steady.settle(shared, box, self._last[2].now)
         for card in self.cards:
             card.big.set_max_size(shared)
             card.big.set_image_box(box)
@@ -389,6 +399,40 @@ def steady_size(size: int) -> int:
     return max((step for step in SIZE_STEPS if step <= size), default=size)
 
 
+@dataclass(slots=True)
+class SteadySize:
+    """The size the calls shown together are drawn at, kept while a label recently needed it.
+
+    A place mixes labels of several widths ("K035", "AB-048"): at the size the labels of the
+    moment fit, every card would shrink when a wide one came and grow when it left six calls
+    later, all at once (from across the room the board seems to jump), and each time every
+    card's picture would be drawn and sent anew in the frame of the call that caused it. So
+    the size falls at once for a wider label and rises only after `SIZE_MEMORY` without one,
+    for each size of card (the cards are larger when fewer calls share the space).
+    """
+
+    kept: dict[tuple[int, int], tuple[int, datetime]] = field(default_factory=dict)
+    """By label box (cells): the size drawn at in it, and until when it is kept."""
+
+    def settle(self, fitting: int, box: tuple[int, int] | None, now: datetime) -> int:
+        """The size to draw at in `box` at `now`, given the size the labels of the moment fit
+        (`shared_size`; 0 and a box of None for a single call, as large as it fits)."""
+        if box is None or not fitting:
+            return fitting
+        kept = self.kept.pop(box, None)
+        if kept is not None:
+            size, until = kept
+            # A clock set back would otherwise keep a small size for as long as it went back.
+            if until - SIZE_MEMORY <= now < until and size < fitting:
+                self.kept[box] = kept
+                return size
+        # Smaller, needed again, or the first in this box: kept from now on.
+        self.kept[box] = (fitting, now + SIZE_MEMORY)
+        while len(self.kept) > MAX_KEPT_SIZES:
+            del self.kept[next(iter(self.kept))]  # the box set longest ago
+        return fitting
+
+
 @functools.lru_cache(maxsize=64)
 def best_columns(labels: tuple[str, ...], width: int, height: int, graphics: Graphics) -> int:
     """How many columns of cards draw the longest of `labels` largest in `width` x `height`.
@@ -416,6 +460,7 @@ __all__ = [
     "CallCard",
     "CallCardText",
     "NowCallingPanel",
+    "SteadySize",
     "best_columns",
     "cards_that_fit",
     "shared_size",
