@@ -7,6 +7,7 @@ pages (the order: docs/architecture.md, the screen); a queue is never split from
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
@@ -162,20 +163,43 @@ def _widest_line(text: str) -> int:
 _Measure = Callable[[Column, bool, bool, str], int]
 
 
+#: The variants of a column whose width is measured: only the waiting column differs when
+#: compact, only "Today" when its hours are on one line.
+_VARIANTS: Final = (
+    (Column.NAME, False, False),
+    (Column.STATUS, False, False),
+    (Column.WAITING, False, False),
+    (Column.WAITING, True, False),
+    (Column.NEXT, False, False),
+    (Column.TODAY, False, False),
+    (Column.TODAY, False, True),
+)
+_VARIANT_INDEX: Final = {variant: index for index, variant in enumerate(_VARIANTS)}
+
+
+@functools.lru_cache(maxsize=4096)
+def _row_widths(row: QueueRow) -> tuple[int, ...]:
+    """The width of `row`'s text in each of `_VARIANTS`: a row that did not change since the
+    last redraw (most of them, on a large board) is measured once."""
+    widths = []
+    for column, compact, inline in _VARIANTS:
+        if column is Column.NAME:
+            cell = SUB_INDENT + row.name if row.sub else row.name
+        else:
+            cell = row.cells(compact, inline).of(column)
+        widths.append(_widest_line(cell) if cell else 0)
+    return tuple(widths)
+
+
 def _measure(rows: Sequence[QueueRow]) -> _Measure:
-    """The natural width of each column for `rows` (measured once per variant of a column)."""
-    widest: dict[tuple[Column, bool, bool], int] = {}
+    """The natural width of each column for `rows`."""
+    widest = [max(column, default=0) for column in zip(*map(_row_widths, rows), strict=True)]
+    if not widest:
+        widest = [0] * len(_VARIANTS)
 
     def natural(column: Column, compact: bool, inline: bool, heading: str) -> int:
-        # Only the waiting column differs when compact, only "Today" when inline.
         key = (column, compact and column is Column.WAITING, inline and column is Column.TODAY)
-        if key not in widest:
-            if column is Column.NAME:
-                cells = [SUB_INDENT + row.name if row.sub else row.name for row in rows]
-            else:
-                cells = [row.cells(compact, inline).of(column) for row in rows]
-            widest[key] = max((_widest_line(cell) for cell in cells if cell), default=0)
-        return max(_widest_line(heading), widest[key])
+        return max(_widest_line(heading), widest[_VARIANT_INDEX[key]])
 
     return natural
 
@@ -312,8 +336,9 @@ def paginate(
     empty: Page = ((),) * side_by_side
     if lines <= 0 or not groups:
         return [empty]
-    blocks = [_rows_that_fit(group, lines, layout) for group in groups]
-    heights = [sum(layout.row_lines(row) for row in block) for block in blocks]
+    fitted = [_rows_that_fit(group, lines, layout) for group in groups]
+    blocks = [block for block, _ in fitted]
+    heights = [height for _, height in fitted]
     for spacing in (1, 0):
         height = _balanced_height(heights, lines, spacing, side_by_side)
         if height is not None:
@@ -328,14 +353,16 @@ def paginate(
 
 def _rows_that_fit(
     group: tuple[QueueRow, ...], lines: int, layout: ColumnLayout
-) -> tuple[QueueRow, ...]:
-    """The queue's rows, or the first of them that fit in `lines` lines."""
+) -> tuple[tuple[QueueRow, ...], int]:
+    """The queue's rows, or the first of them that fit in `lines` lines, and the lines they
+    take."""
     used = 0
     for index, row in enumerate(group):
-        used += layout.row_lines(row)
-        if used > lines:
-            return group[:index]
-    return group
+        taken = layout.row_lines(row)
+        if used + taken > lines:
+            return group[:index], used
+        used += taken
+    return group, used
 
 
 def _fill(
@@ -362,16 +389,31 @@ def _balanced_height(
 ) -> int | None:
     """The fewest lines per column (at most `lines`) that hold every queue in `side_by_side`
     columns, filled in order with `spacing` lines between queues; None when none does."""
-    for height in range(max(heights), lines + 1):
-        columns, used = 1, 0
-        for queue in heights:
-            gap = spacing if used else 0
-            if used and used + gap + queue > height:
-                columns, used, gap = columns + 1, 0, 0
-            used += gap + queue
-        if columns <= side_by_side:
-            return height
-    return None
+    low, high = max(heights), lines
+    if low > high or _columns_filled(heights, high, spacing) > side_by_side:
+        return None
+    # Taller columns never need more of them (each column ends at or after the queue it ended
+    # at before): the fewest lines are found by halving, not by trying every height (this ran
+    # for every layout tried at every redraw of a large board).
+    while low < high:
+        middle = (low + high) // 2
+        if _columns_filled(heights, middle, spacing) <= side_by_side:
+            high = middle
+        else:
+            low = middle + 1
+    return low
+
+
+def _columns_filled(heights: Sequence[int], height: int, spacing: int) -> int:
+    """How many columns of `height` lines the queues of `heights` fill, in order, with
+    `spacing` lines between two queues of a column."""
+    columns, used = 1, 0
+    for queue in heights:
+        gap = spacing if used else 0
+        if used and used + gap + queue > height:
+            columns, used, gap = columns + 1, 0, 0
+        used += gap + queue
+    return columns
 
 
 def _page(columns: Sequence[Sequence[QueueRow]], side_by_side: int) -> Page:

@@ -6,6 +6,8 @@ leave the waiting column, then "Today" goes; names are not cut while a column ca
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lobby_display.queue_layout import (
     ALL_COLUMNS,
@@ -158,3 +160,44 @@ def test_pages_keep_every_queue_once_in_order() -> None:
 def test_nothing_to_show_is_one_empty_page() -> None:
     assert paginate([], 10) == [((),)]
     assert paginate(queues(2), 0, side_by_side=2) == [((), ())]
+
+
+def _columns_needed(heights: list[int], height: int, spacing: int) -> int:
+    """Columns of `height` lines that the queues of `heights` fill in order (a reference)."""
+    columns, used = 1, 0
+    for queue_lines in heights:
+        gap = spacing if used else 0
+        if used and used + gap + queue_lines > height:
+            columns, used, gap = columns + 1, 0, 0
+        used += gap + queue_lines
+    return columns
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    heights=st.lists(st.integers(1, 4), min_size=1, max_size=30),
+    lines=st.integers(1, 40),
+    side_by_side=st.integers(1, 4),
+)
+def test_a_board_on_one_page_has_columns_as_short_as_they_can_be(
+    heights: list[int], lines: int, side_by_side: int
+) -> None:
+    # A queue of one row whose stacked hours take `n` lines.
+    board = [
+        queue(f"Service {index:02d}", hours="\n".join(["08:30–12:00"] * n))
+        for index, n in enumerate(heights)
+    ]
+    pages = paginate(board, lines, side_by_side=side_by_side)
+    if len(pages) > 1 or max(heights) > lines:
+        return
+    (page,) = pages
+    spacing = 1 if any(SPACER in group for group in page) else 0
+    tallest = max(sum(row.lines(ALL_COLUMNS) for row in group) for group in page)
+    assert _columns_needed(heights, tallest, spacing) <= side_by_side
+    if tallest > max(heights):
+        # One line less per column, and the queues would need more columns than the page has.
+        assert _columns_needed(heights, tallest - 1, spacing) > side_by_side
+    shared = any(len([row for row in group if row is not SPACER]) > 1 for group in page)
+    if spacing == 0 and shared:
+        # A line between queues is kept wherever some height of the page allows it.
+        assert _columns_needed(heights, lines, 1) > side_by_side
