@@ -177,10 +177,11 @@ _VARIANTS: Final = (
 _VARIANT_INDEX: Final = {variant: index for index, variant in enumerate(_VARIANTS)}
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=1024)
 def _row_widths(row: QueueRow) -> tuple[int, ...]:
     """The width of `row`'s text in each of `_VARIANTS`: a row that did not change since the
-    last redraw (most of them, on a large board) is measured once."""
+    last redraw (most of them, on a large board) is measured once. (The rows of a board of 30
+    queues in two locales are a few hundred; the rows of old counts go first.)"""
     widths = []
     for column, compact, inline in _VARIANTS:
         if column is Column.NAME:
