@@ -194,9 +194,10 @@ def _row_widths(row: QueueRow) -> tuple[int, ...]:
 
 def _measure(rows: Sequence[QueueRow]) -> _Measure:
     """The natural width of each column for `rows`."""
-    widest = [max(column, default=0) for column in zip(*map(_row_widths, rows), strict=True)]
-    if not widest:
-        widest = [0] * len(_VARIANTS)
+    widths = [_row_widths(row) for row in rows]
+    widest = (
+        [max(column) for column in zip(*widths, strict=True)] if widths else [0] * len(_VARIANTS)
+    )
 
     def natural(column: Column, compact: bool, inline: bool, heading: str) -> int:
         key = (column, compact and column is Column.WAITING, inline and column is Column.TODAY)
