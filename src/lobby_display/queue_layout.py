@@ -7,9 +7,8 @@ pages (the order: docs/architecture.md, the screen); a queue is never split from
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from typing import Final, Literal, NamedTuple
 
@@ -89,6 +88,12 @@ class QueueRow:
     """True for an appointment type's line under its queue."""
     waiting_short: str = ""
     """The waiting tickets alone, for narrow screens ("" : same as `waiting`)."""
+    widths: tuple[int, ...] = field(init=False, compare=False, repr=False)
+    """The width of the row's text in each of `_VARIANTS`, measured when the row is made: the
+    board lays its rows out at every redraw, and most of them did not change since the last."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "widths", _row_widths(self))
 
     def cells(self, compact: bool = False, hours_inline: bool = False) -> ColumnTexts:
         """The text of each column (`compact`: the waiting tickets without the people;
@@ -177,11 +182,8 @@ _VARIANTS: Final = (
 _VARIANT_INDEX: Final = {variant: index for index, variant in enumerate(_VARIANTS)}
 
 
-@functools.lru_cache(maxsize=1024)
 def _row_widths(row: QueueRow) -> tuple[int, ...]:
-    """The width of `row`'s text in each of `_VARIANTS`: a row that did not change since the
-    last redraw (most of them, on a large board) is measured once. (The rows of a board of 30
-    queues in two locales are a few hundred; the rows of old counts go first.)"""
+    """The width of `row`'s text in each of `_VARIANTS`."""
     widths = []
     for column, compact, inline in _VARIANTS:
         if column is Column.NAME:
@@ -194,7 +196,7 @@ def _row_widths(row: QueueRow) -> tuple[int, ...]:
 
 def _measure(rows: Sequence[QueueRow]) -> _Measure:
     """The natural width of each column for `rows`."""
-    widths = [_row_widths(row) for row in rows]
+    widths = [row.widths for row in rows]
     widest = (
         [max(column) for column in zip(*widths, strict=True)] if widths else [0] * len(_VARIANTS)
     )
