@@ -27,6 +27,7 @@ from rich.console import Console, RenderableType
 from textual.app import App, AutopilotCallbackType, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
 from textual.theme import Theme
 from textual.timer import Timer
 
@@ -208,10 +209,12 @@ class _Dirty:
         self.header = self.calls = self.queues = self.counters = self.status = True
         self.at_once = self.at_once or at_once
 
-    def later_parts(self) -> _Dirty:
-        """Take the queue rows and counters out of a redraw that holds other parts too (see
-        `LobbyApp._redraw_pending`); what is taken, as a redraw of its own."""
-        if self.at_once or not (self.header or self.calls or self.status):
+    def later_parts(self, call_unshown: bool = False) -> _Dirty:
+        """Take the queue rows and counters out of a redraw that holds other parts too, or
+        that would come before the frame of a call already drawn (`call_unshown`: a slow
+        host's timers fire late), see `LobbyApp._redraw_pending`; what is taken, as a redraw
+        of its own."""
+        if self.at_once or not (self.header or self.calls or self.status or call_unshown):
             return _Dirty()
         later = _Dirty(queues=self.queues, counters=self.counters)
         self.queues = self.counters = False
@@ -324,6 +327,10 @@ class LobbyApp(App[None], inherit_bindings=False):
         self._queues_timer: Timer | None = None
         self._later_pending = 0
         """Redraws of parts held back for a later frame, not yet made (see `_redraw_later`)."""
+        self._frames = 0
+        """Frames written to the terminal so far."""
+        self._calls_drawn_after = -1
+        """How many frames were written when the calls were last drawn."""
         self._queues_drawn_at = -math.inf
         self._thread_id = threading.get_ident()
         self._ready_sent = False
@@ -559,8 +566,9 @@ class LobbyApp(App[None], inherit_bindings=False):
         # A locale rotation or a page turn redraws the queue board whole, the costliest part
         # of a frame (tens of milliseconds on a small PC): the calls, header and status go in a
         # frame of their own first, and the queue rows and counters in the next, so a call
-        # that comes with a rotation is not held back by it.
-        later = dirty.later_parts() if split else _Dirty()
+        # that comes with a rotation is not held back by it. Nor do they join a call drawn
+        # earlier whose frame is still to come (a slow host's timers fire late).
+        later = dirty.later_parts(self._call_unshown) if split else _Dirty()
         if later:
             self._later_pending += 1
             self.call_after_refresh(self._after_network_turn, later)
@@ -582,11 +590,24 @@ class LobbyApp(App[None], inherit_bindings=False):
         self._dirty.queues |= later.queues
         self._dirty.counters |= later.counters
         if not held:
-            again = self._dirty.later_parts()
+            again = self._dirty.later_parts(self._call_unshown)
             if again:
                 self._later_pending += 1
                 self.call_after_refresh(self._redraw_later, again, True)
         self._redraw_pending(split=False)
+
+    def _display(self, screen: Screen[Any], renderable: RenderableType | None) -> None:
+        # Textual's (pinned) writing of a composed frame: no public hook says a frame was made
+        # (`call_after_refresh` may run before the widgets' redraw has reached the screen).
+        super()._display(screen, renderable)
+        self._frames += 1
+
+    @property
+    def _call_unshown(self) -> bool:
+        """Calls were drawn and no frame has been written since (a frame composed between the
+        drawing and the screen hearing of it counts, though it did not hold them: the rare
+        miss leaves the queue board in the call's frame, as without this)."""
+        return self._frames == self._calls_drawn_after
 
     def _shown(self, now: datetime) -> Shown:
         locale = self._locale or self._rotation.current(now.timestamp())
@@ -596,6 +617,8 @@ class LobbyApp(App[None], inherit_bindings=False):
 
     def _redraw(self, dirty: _Dirty, now: datetime) -> None:
         self._pacer.drawn(time.monotonic(), time.thread_time())
+        if dirty.calls:
+            self._calls_drawn_after = self._frames
         shown = self._shown(now)
         board = self.board
         parts = board.parts(now)

@@ -4,7 +4,9 @@ back to the place's language."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -12,6 +14,7 @@ import pytest
 from rich.cells import cell_len
 from textual.pilot import Pilot
 
+from lobby_display import app as app_module
 from lobby_display.app import LobbyApp
 from lobby_display.models import Queue, keyed
 from lobby_display.updates import ReferenceData
@@ -93,6 +96,15 @@ async def test_rotation_switches_every_text_and_number_together() -> None:
         assert "Appel en cours" in screen_text(app)
 
 
+async def until(predicate: Callable[[], bool], timeout: float = 30.0) -> None:
+    """Let the loop turn until `predicate` holds, without a pilot's pause (which makes a
+    frame)."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "the app did not get there in time"
+        await asyncio.sleep(0.01)
+
+
 @asynccontextmanager
 async def rotating(clock: Clock) -> AsyncIterator[tuple[LobbyApp, Pilot[Any]]]:
     """French and English taking turns every 10 s, run past the fixture's own changes (a
@@ -148,6 +160,61 @@ async def test_a_call_during_a_rotation_is_drawn_before_the_queue_board_it_held(
         assert redraws[1] == ("calls", "R101"), redraws
         assert "queues" in redraws[2], redraws
         text = screen_text(app)
+        assert "R101" in text
+        assert [word for word in FRENCH if word in text] == []
+
+
+async def test_a_call_drawn_before_the_held_queue_board_is_shown_in_a_frame_without_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On a slow host the timers fire late: a call may be drawn after a rotation's first frame
+    and the held queue board's turn come before the call's frame is made. The queue board then
+    waits for the frame after the call's, or the call would wait for the whole board."""
+    monkeypatch.setattr(app_module, "NETWORK_TURN", 0.2)  # a wide window for the call
+    clock = Clock()
+    async with rotating(clock) as (app, pilot):
+        screen = app.screen
+        turns = 0
+        redraw_later = app._redraw_later
+
+        def noted(later: Any, held: bool = False) -> None:
+            nonlocal turns
+            turns += 1
+            redraw_later(later, held)
+
+        app._redraw_later = noted  # type: ignore[method-assign]
+        frames: list[str] = []  # the text of each frame written
+        display = app._display
+
+        def written(screen: Any, renderable: Any) -> None:
+            display(screen, renderable)
+            frames.append(screen_text(app))
+
+        app._display = written  # type: ignore[method-assign]
+        clock.advance(10)
+        app.tick()  # the rotation's first frame: calls, header and status
+        await pilot.pause()  # (a pilot's pause makes a frame)
+        assert "Now calling" in frames[-1]
+        # The frames are held from now on, as a slow host's are late (waits without a pilot).
+        resume = screen._update_timer.resume
+        monkeypatch.setattr(screen._update_timer, "resume", lambda: None)
+        app.apply_update(call("t-r1", "R101", "q-civil", 2, clock.now))
+        await until(lambda: any(row.label == "R101" for row in app.recent_calls.visible_rows))
+        await until(lambda: turns >= 1)  # the held queue board's turn came
+        assert app.queue_board.content is not None
+        assert app.queue_board.content.heading == "Files d'attente"
+        assert "R101" not in frames[-1]
+        monkeypatch.setattr(screen._update_timer, "resume", resume)
+        screen.refresh()
+        await wait_for(pilot, lambda: "R101" in frames[-1])
+        first = next(frame for frame in frames if "R101" in frame)
+        assert "Files d'attente" in first, "the call's frame came first"
+        board = app.queue_board
+        await wait_for(
+            pilot, lambda: board.content is not None and board.content.heading == "Queues"
+        )
+        await pilot.pause()
+        text = frames[-1]
         assert "R101" in text
         assert [word for word in FRENCH if word in text] == []
 
