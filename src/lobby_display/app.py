@@ -83,6 +83,9 @@ QUEUES_REDRAW_PERIOD: Final = 0.25
 #: the latest call coinciding with a rotation came +68 ms after the others' p99 without the
 #: wait, +36 ms with it: medians of three interleaved runs).
 NETWORK_TURN: Final = 0.003
+#: The longest the queue rows and counters are held behind the calls' frames: a call whose
+#: redraw changed nothing on screen makes no frame to wait for.
+HOLD_LIMIT: Final = 0.25
 #: This long after the first data, what start-up made (modules, widgets, the first board) is
 #: set aside from garbage collection (`gc.freeze`): Python's full collections then look at what
 #: is made later only, pauses of 5 to 15 ms instead of 40 to 100 ms in the middle of a burst.
@@ -325,8 +328,12 @@ class LobbyApp(App[None], inherit_bindings=False):
         self._flush_scheduled = False
         self._pacer = FramePacer()
         self._queues_timer: Timer | None = None
-        self._later_pending = 0
-        """Redraws of parts held back for a later frame, not yet made (see `_redraw_later`)."""
+        self._held: _Dirty | None = None
+        """The queue rows and counters held for the frame after the calls' (see `_hold`)."""
+        self._release_scheduled = False
+        self._rotation_held = False
+        """A rotation due waits for the frame of a call (see `tick`)."""
+        self._hold_timer: Timer | None = None
         self._frames = 0
         """Frames written to the terminal so far."""
         self._calls_drawn_after = -1
@@ -482,10 +489,16 @@ class LobbyApp(App[None], inherit_bindings=False):
         now = self._clock()
         locale = self._rotation.current(now.timestamp())
         if locale != self._locale:
-            # Not at once: the calls first, the queue board in the next frame (see
-            # `_redraw_pending`); a first locale (nothing shown yet) is drawn whole.
-            self._dirty.everything(at_once=not self._locale)
-            self._locale = locale
+            if self._locale and self._call_waiting and not self._rotation_held:
+                # A call about to be drawn, or drawn and not shown yet, goes first in the
+                # locale it came in; the rotation (every text) comes a frame after it.
+                self._rotation_held = True
+            else:
+                # Not at once: the calls first, the queue board in the next frame (see
+                # `_redraw_pending`); a first locale (nothing shown yet) is drawn whole.
+                self._rotation_held = False
+                self._dirty.everything(at_once=not self._locale)
+                self._locale = locale
         minute = (now.year, now.month, now.day, now.hour, now.minute)
         if minute != self._minute:
             # Clock, relative times ("in 5 min") and "today" move with the minute.
@@ -570,37 +583,63 @@ class LobbyApp(App[None], inherit_bindings=False):
         # earlier whose frame is still to come (a slow host's timers fire late).
         later = dirty.later_parts(self._call_unshown) if split else _Dirty()
         if later:
-            self._later_pending += 1
-            self.call_after_refresh(self._after_network_turn, later)
+            self._hold(later)
         if dirty.queues or dirty.counters:
             self._queues_drawn_at = time.monotonic()
         if dirty:
             self._redraw(dirty, now)
         self._next_change = self.board.next_change_at(now)
 
-    def _after_network_turn(self, later: _Dirty) -> None:
-        self.set_timer(NETWORK_TURN, lambda: self._redraw_later(later), name="redraw-later")
-
-    def _redraw_later(self, later: _Dirty, held: bool = False) -> None:
-        """Draw the parts `_redraw_pending` held for the next frame (and any dirty since),
-        whole. A call that came meanwhile goes first, in a frame of its own, and the held
-        parts in the frame after it; held twice at most (behind every call of a burst, they
-        would starve)."""
-        self._later_pending -= 1
-        self._dirty.queues |= later.queues
-        self._dirty.counters |= later.counters
-        if not held:
-            again = self._dirty.later_parts(self._call_unshown)
-            if again:
-                self._later_pending += 1
-                self.call_after_refresh(self._redraw_later, again, True)
-        self._redraw_pending(split=False)
+    def _hold(self, parts: _Dirty) -> None:
+        """Draw `parts` (queue rows, counters) in a frame after the one being made. They are
+        drawn a few turns of the loop after that frame is written (`NETWORK_TURN`); a call
+        that came meanwhile goes first, in a frame of its own, and they follow in a frame
+        after it; `HOLD_LIMIT` at most (behind every call of a burst, they would starve)."""
+        if self._held is None:
+            self._held = _Dirty()
+            self._hold_timer = self.set_timer(HOLD_LIMIT, self._release_held, name="hold-limit")
+        self._held.queues |= parts.queues
+        self._held.counters |= parts.counters
 
     def _display(self, screen: Screen[Any], renderable: RenderableType | None) -> None:
         # Textual's (pinned) writing of a composed frame: no public hook says a frame was made
         # (`call_after_refresh` may run before the widgets' redraw has reached the screen).
         super()._display(screen, renderable)
+        if renderable is None:
+            return
         self._frames += 1
+        if (self._held is not None or self._rotation_held) and not self._release_scheduled:
+            self._release_scheduled = True
+            self.call_later(self.set_timer, NETWORK_TURN, self._release_after_frame)
+
+    def _release_after_frame(self) -> None:
+        self._release_scheduled = False
+        if self._rotation_held:
+            self.tick()  # the rotation the call's frame held back
+        elif self._held is not None and not self._call_waiting:
+            self._release_held()
+        # Else a call came meanwhile: its frame first, the held parts after it.
+
+    @property
+    def _call_waiting(self) -> bool:
+        """A call is to be drawn, or drawn and not shown yet."""
+        return self._dirty.calls or self._flush_scheduled or self._call_unshown
+
+    def _release_held(self) -> None:
+        held, self._held = self._held, None
+        if held is None:
+            return
+        if self._hold_timer is not None:
+            self._hold_timer.stop()
+            self._hold_timer = None
+        self._dirty.queues |= held.queues
+        self._dirty.counters |= held.counters
+        self._redraw_pending(split=False)
+
+    @property
+    def _later_pending(self) -> bool:
+        """Parts held back for a later frame, not drawn yet (see `_hold`)."""
+        return self._held is not None
 
     @property
     def _call_unshown(self) -> bool:

@@ -30,6 +30,7 @@ from tests.helpers.boards import (
     terminal_output,
     wait_for,
 )
+from tests.helpers.redraw import settled
 
 FRENCH = (
     "mardi 24 novembre 2026",
@@ -94,6 +95,20 @@ async def test_rotation_switches_every_text_and_number_together() -> None:
         await pilot.pause()
         assert app.shown_locale == "fr_FR"
         assert "Appel en cours" in screen_text(app)
+
+
+def recorded_frames(app: LobbyApp) -> list[str]:
+    """The text of each frame the app writes from now on (a frame the terminal would show)."""
+    frames: list[str] = []
+    display = app._display
+
+    def written(screen: Any, renderable: Any) -> None:
+        display(screen, renderable)
+        if renderable is not None:
+            frames.append(screen_text(app))
+
+    app._display = written  # type: ignore[method-assign]
+    return frames
 
 
 async def until(predicate: Callable[[], bool], timeout: float = 30.0) -> None:
@@ -171,26 +186,20 @@ async def test_a_call_drawn_before_the_held_queue_board_is_shown_in_a_frame_with
     and the held queue board's turn come before the call's frame is made. The queue board then
     waits for the frame after the call's, or the call would wait for the whole board."""
     monkeypatch.setattr(app_module, "NETWORK_TURN", 0.2)  # a wide window for the call
+    monkeypatch.setattr(app_module, "HOLD_LIMIT", 30.0)
     clock = Clock()
     async with rotating(clock) as (app, pilot):
         screen = app.screen
         turns = 0
-        redraw_later = app._redraw_later
+        release = app._release_after_frame
 
-        def noted(later: Any, held: bool = False) -> None:
+        def noted() -> None:
             nonlocal turns
             turns += 1
-            redraw_later(later, held)
+            release()
 
-        app._redraw_later = noted  # type: ignore[method-assign]
-        frames: list[str] = []  # the text of each frame written
-        display = app._display
-
-        def written(screen: Any, renderable: Any) -> None:
-            display(screen, renderable)
-            frames.append(screen_text(app))
-
-        app._display = written  # type: ignore[method-assign]
+        app._release_after_frame = noted  # type: ignore[method-assign]
+        frames = recorded_frames(app)
         clock.advance(10)
         app.tick()  # the rotation's first frame: calls, header and status
         await pilot.pause()  # (a pilot's pause makes a frame)
@@ -215,6 +224,26 @@ async def test_a_call_drawn_before_the_held_queue_board_is_shown_in_a_frame_with
         )
         await pilot.pause()
         text = frames[-1]
+        assert "R101" in text
+        assert [word for word in FRENCH if word in text] == []
+
+
+async def test_a_call_just_before_a_rotation_is_shown_in_its_locale_a_frame_before_it() -> None:
+    """A rotation redraws every text of the screen: a call waiting to be drawn goes first, in
+    the locale it came in, and the rotation follows in the frame after its."""
+    clock = Clock()
+    async with rotating(clock) as (app, pilot):
+        frames = recorded_frames(app)
+        app.apply_update(call("t-r1", "R101", "q-civil", 2, clock.now))
+        clock.advance(10)
+        app.tick()
+        assert app.shown_locale == "fr_FR", "the rotation waits for the call's frame"
+        await wait_for(pilot, lambda: bool(frames) and "Now calling" in frames[-1])
+        await settled(app, pilot)
+        first = next(frame for frame in frames if "R101" in frame)
+        assert "Derniers appels" in first
+        assert app.shown_locale == "en_US"
+        text = screen_text(app)
         assert "R101" in text
         assert [word for word in FRENCH if word in text] == []
 
