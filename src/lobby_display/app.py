@@ -207,20 +207,24 @@ class _Dirty:
     status: bool = False
     at_once: bool = False
     """Draw every dirty part at once: the whole screen changes, or a part's freshness does."""
+    whole: bool = False
+    """The queue board changes whole (a locale rotation, a page turn): the dearest redraw."""
 
     def everything(self, at_once: bool = True) -> None:
         self.header = self.calls = self.queues = self.counters = self.status = True
+        self.whole = True
         self.at_once = self.at_once or at_once
 
     def later_parts(self, call_unshown: bool = False) -> _Dirty:
         """Take the queue rows and counters out of a redraw that holds other parts too, or
-        that would come before the frame of a call already drawn (`call_unshown`: a slow
-        host's timers fire late), see `LobbyApp._redraw_pending`; what is taken, as a redraw
-        of its own."""
-        if self.at_once or not (self.header or self.calls or self.status or call_unshown):
+        that would redraw the queue board whole before the frame of a call already drawn
+        (`call_unshown`: a slow host's timers fire late), see `LobbyApp._redraw_pending`;
+        what is taken, as a redraw of its own."""
+        whole = call_unshown and self.whole and (self.queues or self.counters)
+        if self.at_once or not (self.header or self.calls or self.status or whole):
             return _Dirty()
-        later = _Dirty(queues=self.queues, counters=self.counters)
-        self.queues = self.counters = False
+        later = _Dirty(queues=self.queues, counters=self.counters, whole=self.whole)
+        self.queues = self.counters = self.whole = False
         return later
 
     def add(self, changes: Changes) -> None:
@@ -330,6 +334,8 @@ class LobbyApp(App[None], inherit_bindings=False):
         self._queues_timer: Timer | None = None
         self._held: _Dirty | None = None
         """The queue rows and counters held for the frame after the calls' (see `_hold`)."""
+        self._rows_later = 0
+        """Redraws of queue rows held for the next frame, not made yet (`_redraw_later`)."""
         self._release_scheduled = False
         self._rotation_held = False
         """A rotation due waits for the frame of a call (see `tick`)."""
@@ -515,6 +521,7 @@ class LobbyApp(App[None], inherit_bindings=False):
         if slot != self._page_slot:
             self._page_slot = slot
             self._dirty.queues = True  # the page turns with the queue rows' redraw
+            self._dirty.whole = True
         self._redraw_pending()
         self._call_hook("tick", self)
 
@@ -579,27 +586,50 @@ class LobbyApp(App[None], inherit_bindings=False):
         # A locale rotation or a page turn redraws the queue board whole, the costliest part
         # of a frame (tens of milliseconds on a small PC): the calls, header and status go in a
         # frame of their own first, and the queue rows and counters in the next, so a call
-        # that comes with a rotation is not held back by it. Nor do they join a call drawn
-        # earlier whose frame is still to come (a slow host's timers fire late).
+        # that comes with a rotation is not held back by it. Nor does a whole board join a
+        # call drawn earlier whose frame is still to come (a slow host's timers fire late).
         later = dirty.later_parts(self._call_unshown) if split else _Dirty()
-        if later:
+        if later.whole:
             self._hold(later)
+        elif later:
+            self._rows_later += 1
+            self.call_after_refresh(self._after_network_turn, later)
         if dirty.queues or dirty.counters:
             self._queues_drawn_at = time.monotonic()
         if dirty:
             self._redraw(dirty, now)
         self._next_change = self.board.next_change_at(now)
 
+    def _after_network_turn(self, later: _Dirty) -> None:
+        self.set_timer(NETWORK_TURN, lambda: self._redraw_later(later), name="redraw-later")
+
+    def _redraw_later(self, later: _Dirty, held: bool = False) -> None:
+        """Draw the queue rows and counters `_redraw_pending` held for the next frame (and any
+        dirty since). A call that came meanwhile goes first, in a redraw of its own, and the
+        rows in the one after it; held twice at most. Rows are not held behind calls drawn and
+        not shown yet, as a whole board is (`_hold`): each frame composes the screen, and on a
+        busy small PC more frames cost more than the few rows a burst changes."""
+        self._rows_later -= 1
+        self._dirty.queues |= later.queues
+        self._dirty.counters |= later.counters
+        if not held:
+            again = self._dirty.later_parts()
+            if again:
+                self._rows_later += 1
+                self.call_after_refresh(self._redraw_later, again, True)
+        self._redraw_pending(split=False)
+
     def _hold(self, parts: _Dirty) -> None:
-        """Draw `parts` (queue rows, counters) in a frame after the one being made. They are
-        drawn a few turns of the loop after that frame is written (`NETWORK_TURN`); a call
-        that came meanwhile goes first, in a frame of its own, and they follow in a frame
+        """Draw `parts` (a whole queue board, counters) in a frame after the one being made.
+        They are drawn a few turns of the loop after that frame is written (`NETWORK_TURN`); a
+        call that came meanwhile goes first, in a frame of its own, and they follow in a frame
         after it; `HOLD_LIMIT` at most (behind every call of a burst, they would starve)."""
         if self._held is None:
             self._held = _Dirty()
             self._hold_timer = self.set_timer(HOLD_LIMIT, self._release_held, name="hold-limit")
         self._held.queues |= parts.queues
         self._held.counters |= parts.counters
+        self._held.whole |= parts.whole
 
     def _display(self, screen: Screen[Any], renderable: RenderableType | None) -> None:
         # Textual's (pinned) writing of a composed frame: no public hook says a frame was made
@@ -614,11 +644,12 @@ class LobbyApp(App[None], inherit_bindings=False):
 
     def _release_after_frame(self) -> None:
         self._release_scheduled = False
+        held = self._held
         if self._rotation_held:
             self.tick()  # the rotation the call's frame held back
-        elif self._held is not None and not self._call_waiting:
+        elif held is not None and not self._call_waiting:
             self._release_held()
-        # Else a call came meanwhile: its frame first, the held parts after it.
+        # Else a call came meanwhile: its frame first, the held board in a frame after it.
 
     @property
     def _call_waiting(self) -> bool:
@@ -634,12 +665,13 @@ class LobbyApp(App[None], inherit_bindings=False):
             self._hold_timer = None
         self._dirty.queues |= held.queues
         self._dirty.counters |= held.counters
+        self._dirty.whole |= held.whole
         self._redraw_pending(split=False)
 
     @property
     def _later_pending(self) -> bool:
-        """Parts held back for a later frame, not drawn yet (see `_hold`)."""
-        return self._held is not None
+        """Parts held back for a later frame, not drawn yet (`_hold`, `_redraw_later`)."""
+        return self._held is not None or self._rows_later > 0
 
     @property
     def _call_unshown(self) -> bool:
