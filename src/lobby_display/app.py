@@ -334,8 +334,8 @@ class LobbyApp(App[None], inherit_bindings=False):
         self._queues_timer: Timer | None = None
         self._held: _Dirty | None = None
         """The queue rows and counters held for the frame after the calls' (see `_hold`)."""
-        self._held_waited = False
-        """The held rows waited for a call's frame once (see `_hold`)."""
+        self._rows_later = 0
+        """Redraws of queue rows held for the next frame, not made yet (`_redraw_later`)."""
         self._release_scheduled = False
         self._rotation_held = False
         """A rotation due waits for the frame of a call (see `tick`)."""
@@ -583,30 +583,51 @@ class LobbyApp(App[None], inherit_bindings=False):
         now = self._clock()
         self._catch_up(now)
         dirty, self._dirty = self._dirty, _Dirty()
+        if self._held is not None and self._held.whole:
+            dirty.whole = True  # rows redrawn now would draw the held board, in the new locale
         # A locale rotation or a page turn redraws the queue board whole, the costliest part
         # of a frame (tens of milliseconds on a small PC): the calls, header and status go in a
         # frame of their own first, and the queue rows and counters in the next, so a call
         # that comes with a rotation is not held back by it. Nor does a whole board join a
         # call drawn earlier whose frame is still to come (a slow host's timers fire late).
         later = dirty.later_parts(self._call_unshown) if split else _Dirty()
-        if later:
+        if later.whole:
             self._hold(later)
+        elif later:
+            self._rows_later += 1
+            self.call_after_refresh(self._after_network_turn, later)
         if dirty.queues or dirty.counters:
             self._queues_drawn_at = time.monotonic()
         if dirty:
             self._redraw(dirty, now)
         self._next_change = self.board.next_change_at(now)
 
+    def _after_network_turn(self, later: _Dirty) -> None:
+        self.set_timer(NETWORK_TURN, lambda: self._redraw_later(later), name="redraw-later")
+
+    def _redraw_later(self, later: _Dirty, held: bool = False) -> None:
+        """Draw the queue rows and counters `_redraw_pending` held for the next frame (and any
+        dirty since). A call that came meanwhile goes first, in a redraw of its own, and the
+        rows in the one after it; held twice at most. Rows are not held behind calls drawn and
+        not shown yet, as a whole board is (`_hold`): each frame composes the screen, and on a
+        busy small PC more frames cost more than the few rows a burst changes."""
+        self._rows_later -= 1
+        self._dirty.queues |= later.queues
+        self._dirty.counters |= later.counters
+        if not held:
+            again = self._dirty.later_parts()
+            if again:
+                self._rows_later += 1
+                self.call_after_refresh(self._redraw_later, again, True)
+        self._redraw_pending(split=False)
+
     def _hold(self, parts: _Dirty) -> None:
-        """Draw `parts` (queue rows, counters) in a frame after the one being made, a few turns
-        of the loop after that frame is written (`NETWORK_TURN`). A call that came meanwhile
-        goes first, in a frame of its own: a whole board (a rotation, a page turn) waits for
-        every call drawn and not shown yet, `HOLD_LIMIT` at most (behind every call of a burst,
-        it would starve); rows wait for one call. Each frame composes the screen: on a busy
-        small PC, more frames can cost more than the few rows a burst changes."""
+        """Draw `parts` (a whole queue board, counters) in a frame after the one being made.
+        They are drawn a few turns of the loop after that frame is written (`NETWORK_TURN`); a
+        call that came meanwhile goes first, in a frame of its own, and they follow in a frame
+        after it; `HOLD_LIMIT` at most (behind every call of a burst, they would starve)."""
         if self._held is None:
             self._held = _Dirty()
-            self._held_waited = False
             self._hold_timer = self.set_timer(HOLD_LIMIT, self._release_held, name="hold-limit")
         self._held.queues |= parts.queues
         self._held.counters |= parts.counters
@@ -628,14 +649,9 @@ class LobbyApp(App[None], inherit_bindings=False):
         held = self._held
         if self._rotation_held:
             self.tick()  # the rotation the call's frame held back
-        elif held is not None:
-            if held.whole:
-                waits = self._call_waiting
-            else:
-                waits = self._dirty.calls and not self._held_waited
-            self._held_waited |= waits
-            if not waits:
-                self._release_held()
+        elif held is not None and not self._call_waiting:
+            self._release_held()
+        # Else a call came meanwhile: its frame first, the held board in a frame after it.
 
     @property
     def _call_waiting(self) -> bool:
@@ -656,8 +672,8 @@ class LobbyApp(App[None], inherit_bindings=False):
 
     @property
     def _later_pending(self) -> bool:
-        """Parts held back for a later frame, not drawn yet (see `_hold`)."""
-        return self._held is not None
+        """Parts held back for a later frame, not drawn yet (`_hold`, `_redraw_later`)."""
+        return self._held is not None or self._rows_later > 0
 
     @property
     def _call_unshown(self) -> bool:

@@ -24,13 +24,14 @@ from tests.helpers.boards import (
     call,
     make_board,
     make_settings,
+    queue_states,
     reference,
     screen_lines,
     screen_text,
     terminal_output,
     wait_for,
 )
-from tests.helpers.redraw import settled
+from tests.helpers.redraw import settled, waiting
 
 FRENCH = (
     "mardi 24 novembre 2026",
@@ -184,7 +185,8 @@ async def test_a_call_drawn_before_the_held_queue_board_is_shown_in_a_frame_with
 ) -> None:
     """On a slow host the timers fire late: a call may be drawn after a rotation's first frame
     and the held queue board's turn come before the call's frame is made. The queue board then
-    waits for the frame after the call's, or the call would wait for the whole board."""
+    waits for the frame after the call's, or the call would wait for the whole board; so do
+    the queue rows that changed with the call (redrawn, they would draw the whole board)."""
     monkeypatch.setattr(app_module, "NETWORK_TURN", 0.2)  # a wide window for the call
     monkeypatch.setattr(app_module, "HOLD_LIMIT", 30.0)
     clock = Clock()
@@ -208,8 +210,9 @@ async def test_a_call_drawn_before_the_held_queue_board_is_shown_in_a_frame_with
         resume = screen._update_timer.resume
         monkeypatch.setattr(screen._update_timer, "resume", lambda: None)
         app.apply_update(call("t-r1", "R101", "q-civil", 2, clock.now))
+        app.apply_update(waiting(queue_states(), "q-pass", 9))
         await until(lambda: any(row.label == "R101" for row in app.recent_calls.visible_rows))
-        await until(lambda: turns >= 1)  # the held queue board's turn came
+        await until(lambda: turns >= 1 and app._queues_timer is None)  # both turns came
         assert app.queue_board.content is not None
         assert app.queue_board.content.heading == "Files d'attente"
         assert "R101" not in frames[-1]
