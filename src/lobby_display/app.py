@@ -590,7 +590,7 @@ class LobbyApp(App[None], inherit_bindings=False):
         # frame of their own first, and the queue rows and counters in the next, so a call
         # that comes with a rotation is not held back by it. Nor does a whole board join a
         # call drawn earlier whose frame is still to come (a slow host's timers fire late).
-        later = dirty.later_parts(self._call_unshown) if split else _Dirty()
+        later = dirty.later_parts(self._call_waiting) if split else _Dirty()
         if later.whole:
             self._hold(later)
         elif later:
@@ -655,8 +655,11 @@ class LobbyApp(App[None], inherit_bindings=False):
 
     @property
     def _call_waiting(self) -> bool:
-        """A call is to be drawn, or drawn and not shown yet."""
-        return self._dirty.calls or self._flush_scheduled or self._call_unshown
+        """A call is to be drawn, or drawn and not shown yet, on a UI that keeps up (when the
+        pacer spaces frames out, calls always wait: holding a board or a rotation behind them
+        only piled it onto later calls, +8 -> +127 ms on the 48 ms host)."""
+        keeps_up = self._pacer.interval <= self._pacer.fastest
+        return keeps_up and (self._dirty.calls or self._flush_scheduled or self._call_unshown)
 
     def _release_held(self) -> None:
         held, self._held = self._held, None
