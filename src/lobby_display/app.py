@@ -83,8 +83,8 @@ QUEUES_REDRAW_PERIOD: Final = 0.25
 #: the latest call coinciding with a rotation came +68 ms after the others' p99 without the
 #: wait, +36 ms with it: medians of three interleaved runs).
 NETWORK_TURN: Final = 0.003
-#: The longest the queue rows and counters are held behind the calls' frames: a call whose
-#: redraw changed nothing on screen makes no frame to wait for.
+#: The longest a whole queue board is held behind the calls' frames: a call whose redraw
+#: changed nothing on screen makes no frame to wait for.
 HOLD_LIMIT: Final = 0.25
 #: This long after the first data, what start-up made (modules, widgets, the first board) is
 #: set aside from garbage collection (`gc.freeze`): Python's full collections then look at what
@@ -215,6 +215,12 @@ class _Dirty:
         self.whole = True
         self.at_once = self.at_once or at_once
 
+    def join(self, parts: _Dirty) -> None:
+        """Add the queue rows and counters of `parts` (held for a later frame) to these."""
+        self.queues |= parts.queues
+        self.counters |= parts.counters
+        self.whole |= parts.whole
+
     def later_parts(self, call_unshown: bool = False) -> _Dirty:
         """Take the queue rows and counters out of a redraw that holds other parts too, or
         that would redraw the queue board whole before the frame of a call already drawn
@@ -333,7 +339,7 @@ class LobbyApp(App[None], inherit_bindings=False):
         self._pacer = FramePacer()
         self._queues_timer: Timer | None = None
         self._held: _Dirty | None = None
-        """The queue rows and counters held for the frame after the calls' (see `_hold`)."""
+        """A whole queue board held for the frame after the calls' (see `_hold`)."""
         self._rows_later = 0
         """Redraws of queue rows held for the next frame, not made yet (`_redraw_later`)."""
         self._release_scheduled = False
@@ -583,7 +589,7 @@ class LobbyApp(App[None], inherit_bindings=False):
         now = self._clock()
         self._catch_up(now)
         dirty, self._dirty = self._dirty, _Dirty()
-        if self._held is not None and self._held.whole:
+        if self._held is not None:
             dirty.whole = True  # rows redrawn now would draw the held board, in the new locale
         # A locale rotation or a page turn redraws the queue board whole, the costliest part
         # of a frame (tens of milliseconds on a small PC): the calls, header and status go in a
@@ -612,8 +618,7 @@ class LobbyApp(App[None], inherit_bindings=False):
         not shown yet, as a whole board is (`_hold`): each frame composes the screen, and on a
         busy small PC more frames cost more than the few rows a burst changes."""
         self._rows_later -= 1
-        self._dirty.queues |= later.queues
-        self._dirty.counters |= later.counters
+        self._dirty.join(later)
         if not held:
             again = self._dirty.later_parts()
             if again:
@@ -629,9 +634,7 @@ class LobbyApp(App[None], inherit_bindings=False):
         if self._held is None:
             self._held = _Dirty()
             self._hold_timer = self.set_timer(HOLD_LIMIT, self._release_held, name="hold-limit")
-        self._held.queues |= parts.queues
-        self._held.counters |= parts.counters
-        self._held.whole |= parts.whole
+        self._held.join(parts)
 
     def _display(self, screen: Screen[Any], renderable: RenderableType | None) -> None:
         # Textual's (pinned) writing of a composed frame: no public hook says a frame was made
@@ -646,10 +649,9 @@ class LobbyApp(App[None], inherit_bindings=False):
 
     def _release_after_frame(self) -> None:
         self._release_scheduled = False
-        held = self._held
         if self._rotation_held:
             self.tick()  # the rotation the call's frame held back
-        elif held is not None and not self._call_waiting:
+        elif self._held is not None and not self._call_waiting:
             self._release_held()
         # Else a call came meanwhile: its frame first, the held board in a frame after it.
 
@@ -658,8 +660,8 @@ class LobbyApp(App[None], inherit_bindings=False):
         """A call is to be drawn, or drawn and not shown yet, on a UI that keeps up (when the
         pacer spaces frames out, calls always wait: holding a board or a rotation behind them
         only piled it onto later calls, +8 -> +127 ms on the 48 ms host)."""
-        keeps_up = self._pacer.interval <= self._pacer.fastest
-        return keeps_up and (self._dirty.calls or self._flush_scheduled or self._call_unshown)
+        waiting = self._dirty.calls or self._flush_scheduled or self._call_unshown
+        return self._pacer.keeps_up and waiting
 
     def _release_held(self) -> None:
         held, self._held = self._held, None
@@ -668,9 +670,7 @@ class LobbyApp(App[None], inherit_bindings=False):
         if self._hold_timer is not None:
             self._hold_timer.stop()
             self._hold_timer = None
-        self._dirty.queues |= held.queues
-        self._dirty.counters |= held.counters
-        self._dirty.whole |= held.whole
+        self._dirty.join(held)
         self._redraw_pending(split=False)
 
     @property

@@ -73,6 +73,11 @@ class FramePacer:
         self._last, self._last_cpu = now, cpu
 
     @property
+    def keeps_up(self) -> bool:
+        """The UI keeps up with its updates: frames are not spaced out."""
+        return self.interval <= self.fastest
+
+    @property
     def rate(self) -> float:
         """The most frames per second at the current interval."""
         return 1 / self.interval

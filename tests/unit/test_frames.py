@@ -48,6 +48,7 @@ def test_a_busy_ui_spaces_frames_out_up_to_the_slowest_interval() -> None:
     busy_frames(pacer, share=0.9, count=60)
     assert pacer.interval == pytest.approx(SLOWEST)
     assert pacer.load > BUSY
+    assert not pacer.keeps_up
 
 
 def test_a_lightly_loaded_ui_keeps_sixty_frames_a_second() -> None:
@@ -55,6 +56,7 @@ def test_a_lightly_loaded_ui_keeps_sixty_frames_a_second() -> None:
     busy_frames(pacer, share=0.2, count=60)
     assert pacer.interval == pytest.approx(FASTEST)
     assert pacer.rate == pytest.approx(60)
+    assert pacer.keeps_up
 
 
 def test_the_interval_comes_back_to_sixty_hertz_when_the_burst_ends() -> None:
