@@ -75,9 +75,12 @@ WIDE_FROM: Final = 110
 TALL_FROM: Final = 40
 #: Queue rows and counters, the dearest parts to draw, are redrawn this long after they change
 #: (what one event changes on the three feeds then shares a frame), and at most once per
-#: period during a burst. Calls, the header and the status line are drawn at once.
+#: period during a burst. Calls, the header and the status line are drawn at once. A count a
+#: second old is as good to a visitor as a live one; redrawn four times a second, the board
+#: took a sixth of a small PC's CPU at 100 events/s (issue 16's host, interleaved runs: the
+#: display 85 -> 68 % of a core, the calls' p99 109 -> 70 ms; docs/benchmarks.md, ninth round).
 QUEUES_REDRAW_DELAY: Final = 0.05
-QUEUES_REDRAW_PERIOD: Final = 0.25
+QUEUES_REDRAW_PERIOD: Final = 1.0
 #: How long the parts a rotation held back wait after its frame: a few turns of the loop, so a
 #: call the network brought meanwhile is read first and drawn before them (on issue 16's host,
 #: the latest call coinciding with a rotation came +68 ms after the others' p99 without the

@@ -4,12 +4,14 @@ board. A line left stale by a missed redraw would show an old number to the room
 
 from __future__ import annotations
 
+import asyncio
+import time
 from dataclasses import replace
 from typing import Any
 
 import pytest
 
-from lobby_display.app import LobbyApp
+from lobby_display.app import QUEUES_REDRAW_PERIOD, LobbyApp
 from lobby_display.board import Board
 from lobby_display.config import Settings
 from lobby_display.frames import FramePacer
@@ -23,6 +25,7 @@ from tests.helpers.boards import (
     make_settings,
     queue_states,
     reference,
+    screen_lines,
     wait_for,
 )
 from tests.helpers.redraw import busy_morning, drawn, settled, waiting
@@ -148,3 +151,42 @@ async def test_calls_between_two_frames_are_drawn_together_in_the_next_frame() -
         await wait_for(pilot, lambda: any("C103" in labels for labels in drawn_calls))
         assert len(drawn_calls) == frames_before + 1  # the three calls in one frame
         assert drawn_calls[-1][:4] == ("C103", "C102", "C101", "C100")
+
+
+async def test_waiting_counts_in_a_rush_are_redrawn_at_most_once_a_second() -> None:
+    """A waiting count that changes after a quiet spell is drawn at once (`QUEUES_REDRAW_DELAY`);
+    the changes that follow within `QUEUES_REDRAW_PERIOD` (a second) wait, and come in one
+    redraw of the queue board, with the latest count: in a rush the counts change many times a
+    second, and each redraw of the board costs a small PC dearly. (The clock's tick, once a
+    second, draws what waits too; it is held here so that the period alone is seen.)"""
+    clock, source = Clock(at(10)), FakeSource()
+    settings = make_settings()
+    app = LobbyApp(settings, source, clock=clock, board=make_board(settings, at(-600)))
+    app.animation_level = "none"
+    states = queue_states()
+    shown: list[tuple[float, int | None]] = []
+    show = app.queue_board.show
+
+    def counting_show(queues: Any, *args: Any) -> None:
+        show(queues, *args)
+        count = next(view.waiting_tickets for view in queues if view.queue_id == "q-pass")
+        shown.append((time.monotonic(), count))
+
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settled(app, pilot, source)
+        for timer in [timer for timer in app._timers if timer.name == "tick"]:
+            timer.pause()
+        app.queue_board.show = counting_show  # type: ignore[method-assign, assignment]
+        await asyncio.sleep(QUEUES_REDRAW_PERIOD)  # a quiet spell
+        source.push(waiting(states, "q-pass", 41))
+        await wait_for(pilot, lambda: 41 in [count for _, count in shown])
+        first_at = shown[-1][0]
+        source.push(waiting(states, "q-pass", 42))
+        await pilot.pause(0.4)
+        source.push(waiting(states, "q-pass", 43))
+        await settled(app, pilot, source)
+        after = [(moment, count) for moment, count in shown if moment > first_at]
+        assert [count for _, count in after] == [43]  # both changes in one redraw, the latest
+        assert after[0][0] - first_at >= QUEUES_REDRAW_PERIOD - 0.02  # timers' granularity
+        row = next(line for line in screen_lines(app) if "Pass" in line)  # the queue's row
+        assert " 43 " in f" {row} "
