@@ -174,8 +174,7 @@ async def test_waiting_counts_in_a_rush_are_redrawn_at_most_once_a_second() -> N
 
     async with app.run_test(size=(160, 45)) as pilot:
         await settled(app, pilot, source)
-        for timer in [timer for timer in app._timers if timer.name == "tick"]:
-            timer.pause()
+        next(timer for timer in app._timers if timer.name == "tick").pause()
         app.queue_board.show = counting_show  # type: ignore[method-assign, assignment]
         await asyncio.sleep(QUEUES_REDRAW_PERIOD)  # a quiet spell
         source.push(waiting(states, "q-pass", 41))
