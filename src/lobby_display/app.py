@@ -34,6 +34,7 @@ from textual.timer import Timer
 from lobby_display import strings
 from lobby_display.backoff import FIRST_DELAY, MAX_DELAY, Backoff
 from lobby_display.board import Board, BoardSettings, Changes
+from lobby_display.collection import QuietCollector
 from lobby_display.config import DisplaySettings, Settings
 from lobby_display.frames import FramePacer
 from lobby_display.graphics.raster import CJK_FACES
@@ -92,6 +93,7 @@ HOLD_LIMIT: Final = 0.25
 #: This long after the first data, what start-up made (modules, widgets, the first board) is
 #: set aside from garbage collection (`gc.freeze`): Python's full collections then look at what
 #: is made later only, pauses of 5 to 15 ms instead of 40 to 100 ms in the middle of a burst.
+#: From then on the screen runs the collections itself, after a frame (`QuietCollector`).
 SETTLE_SECONDS: Final = 5.0
 
 #: The screen's themes, by the name `display.theme` gives.
@@ -349,10 +351,14 @@ class LobbyApp(App[None], inherit_bindings=False):
         self._rotation_held = False
         """A rotation due waits for the frame of a call (see `tick`)."""
         self._hold_timer: Timer | None = None
+        self._collector = QuietCollector()
+        self._collect_scheduled = False
         self._frames = 0
         """Frames written to the terminal so far."""
         self._calls_drawn_after = -1
         """How many frames were written when the calls were last drawn."""
+        self._drawn_after = -1
+        """How many frames were written at the last redraw (of any part)."""
         self._queues_drawn_at = -math.inf
         self._thread_id = threading.get_ident()
         self._ready_sent = False
@@ -403,6 +409,7 @@ class LobbyApp(App[None], inherit_bindings=False):
 
     def on_unmount(self) -> None:
         self._mounted = False
+        self._collector.hand_back()
         self._call_hook("stopped", self)
 
     def run(
@@ -471,8 +478,12 @@ class LobbyApp(App[None], inherit_bindings=False):
     def _settle_later(self) -> None:
         if self._mounted and not self._settled:
             self._settled = True
-            # Without a collection first: a full one would pause the screen for 0.1 s.
-            self.set_timer(SETTLE_SECONDS, gc.freeze, name="settle")
+            self.set_timer(SETTLE_SECONDS, self._settle, name="settle")
+
+    def _settle(self) -> None:
+        # Without a collection first: a full one would pause the screen for 0.1 s.
+        gc.freeze()
+        self._collector.take_over()
 
     def highlight_call(self, call: Call) -> None:
         """Highlight `call` again from now: its announcement is starting (the announcer's hook).
@@ -532,6 +543,7 @@ class LobbyApp(App[None], inherit_bindings=False):
             self._dirty.queues = True  # the page turns with the queue rows' redraw
             self._dirty.whole = True
         self._redraw_pending()
+        self._collect_later()  # a frame may not come: the clock changes once a minute
         self._call_hook("tick", self)
 
     def _schedule_redraw(self) -> None:
@@ -649,6 +661,32 @@ class LobbyApp(App[None], inherit_bindings=False):
         if (self._held is not None or self._rotation_held) and not self._release_scheduled:
             self._release_scheduled = True
             self.call_later(self.set_timer, NETWORK_TURN, self._release_after_frame)
+        self._collect_later()
+
+    def _collect_later(self) -> None:
+        """Run the garbage collection due (if any) a few turns of the loop from now, when no
+        frame is being made (`_collect_if_quiet`)."""
+        collector = self._collector
+        if self._collect_scheduled or not collector.in_charge:
+            return
+        if collector.due(gc.get_count()) is not None:
+            self._collect_scheduled = True
+            self.call_later(self.set_timer, NETWORK_TURN, self._collect_if_quiet)
+
+    def _collect_if_quiet(self) -> None:
+        """Collect unless a frame is on its way (a call to draw, parts drawn and not shown or
+        held for the next frame): then after that frame, unless the young generation may not
+        wait any longer (`QuietCollector.pressing`)."""
+        self._collect_scheduled = False
+        busy = (
+            self._dirty.calls
+            or self._flush_scheduled
+            or self._frames == self._drawn_after
+            or self._later_pending
+            or self._rotation_held
+        )
+        if not busy or self._collector.pressing(gc.get_count()):
+            self._collector.collect()
 
     def _release_after_frame(self) -> None:
         self._release_scheduled = False
@@ -696,6 +734,7 @@ class LobbyApp(App[None], inherit_bindings=False):
 
     def _redraw(self, dirty: _Dirty, now: datetime) -> None:
         self._pacer.drawn(time.monotonic(), time.thread_time())
+        self._drawn_after = self._frames
         if dirty.calls:
             self._calls_drawn_after = self._frames
         shown = self._shown(now)

@@ -5,6 +5,7 @@ back to the place's language."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -229,6 +230,44 @@ async def test_a_call_drawn_before_the_held_queue_board_is_shown_in_a_frame_with
         text = frames[-1]
         assert "R101" in text
         assert [word for word in FRENCH if word in text] == []
+
+
+async def test_garbage_is_collected_after_a_rotations_frames_not_inside_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A rotation makes thousands of objects in one frame, and the interpreter's collector ran
+    inside it (10 to 30 ms on a small PC), so a call coming meanwhile waited for that too. Once
+    settled, the screen collects in a quiet moment after a frame: never before the rotation's
+    frames are written; when it stops, the interpreter collects again."""
+    monkeypatch.setattr(app_module, "SETTLE_SECONDS", 0.01)
+    clock = Clock()
+    async with rotating(clock) as (app, _pilot):
+        await until(lambda: not gc.isenabled())
+        frames = recorded_frames(app)
+        # What a collection interrupted: frames written, parts drawn and not shown yet, the
+        # rotation's queue board held for its frame.
+        collections: list[tuple[int, bool, bool]] = []
+
+        def noted(phase: str, info: dict[str, int]) -> None:
+            if phase == "start":
+                drawn = app._frames == app._drawn_after
+                collections.append((len(frames), drawn, app._later_pending))
+
+        gc.callbacks.append(noted)
+        try:
+            # Young objects past the interpreter's threshold: a collection is due.
+            young: list[list[int]] = [[] for _ in range(3 * gc.get_threshold()[0])]
+            clock.advance(10)
+            app.tick()  # the rotation: calls, header and status, then the queue board
+            board = app.queue_board
+            await until(lambda: board.content is not None and board.content.heading == "Queues")
+            await until(lambda: bool(collections))
+        finally:
+            gc.callbacks.remove(noted)
+        assert len(young) > gc.get_count()[0], "the screen collected the young generation"
+        assert all(written >= 2 for written, _, _ in collections), collections
+        assert not any(drawn or held for _, drawn, held in collections), collections
+    assert gc.isenabled(), "the interpreter's collector is back when the screen stops"
 
 
 async def test_a_call_just_before_a_rotation_is_shown_in_its_locale_a_frame_before_it() -> None:
