@@ -1,12 +1,14 @@
-"""The pace of frames: at most one redraw per refresh interval, the interval set by the UI's load.
+"""The pace of frames: at most one redraw per refresh interval, and whether the UI keeps up.
 
 `FramePacer` draws the updates that arrive between two frames together in the next one, and a
-lone update at once; the interval lengthens while the UI thread is busy (why: docs/architecture.md).
+lone update at once. It follows the UI thread's load, so the screen knows when the UI no longer
+keeps up with its updates (why: docs/architecture.md).
 """
 
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 from typing import Final
@@ -17,38 +19,36 @@ FASTEST: Final = 1 / 60
 #: sets the pace; at Textual's own 60 Hz, a frame drawn just after the last composition waited
 #: up to another 16 ms for the next one (10 ms or more at one call in ten on a small PC).
 COMPOSE_FPS: Final = 240
-#: The longest interval (three frames at 60 Hz): a call is never held back by more than this.
-SLOWEST: Final = 0.05
-#: The share of the UI thread's time above which frames are spaced out: only a UI that can no
-#: longer keep up. Below it every frame is drawn as soon as its data came (spacing frames out
-#: on a UI half busy only added their wait to each call, with no work saved).
+#: The share of the UI thread's time (running or waiting for a core) above which the UI no
+#: longer keeps up with its updates: the screen then holds nothing back behind the calls.
+#: Frames are not spaced out at any load: spaced out to 20 Hz above this share, every call
+#: waited for its frame's turn and the work saved was small (issue 16's host at 100 events/s:
+#: p99 130 and 236 ms spaced, 109 and 141 ms not; the 48 ms host, saturated: p50 251 against
+#: 190 ms; docs/benchmarks.md, tenth round). Frames coalesce on their own on a busy UI: the
+#: updates that come while one is made are drawn together in the next.
 BUSY: Final = 0.85
-#: How the interval moves at each frame (a factor), and how fast the load is followed.
-STEP: Final = 1.25
+#: How fast the load is followed (the weight of the last frame's share).
 SMOOTHING: Final = 0.3
+#: A frame this long after the last says nothing of a burst's load: the old load is forgotten.
+QUIET: Final = 0.2
 
 
 @dataclass
 class FramePacer:
-    """When the next frame may be drawn, and how far apart frames are.
+    """When the next frame may be drawn, and whether the UI keeps up.
 
-    `delay(now)` is the wait before the next frame may be drawn (0: now); `drawn(now, cpu)`
-    notes a frame drawn at `now` (a monotonic clock) with the UI thread's CPU clock at `cpu`
-    (`time.thread_time()`). Pure: the clocks are passed in.
+    `delay(now)` is the wait before the next frame may be drawn (0: now); `drawn(now, busy)`
+    notes a frame drawn at `now` (a monotonic clock) with the UI thread's busy clock at `busy`
+    (`busy_time()`: the time it ran or waited for a core). Pure: the clocks are passed in.
     """
 
-    fastest: float = FASTEST
-    slowest: float = SLOWEST
+    interval: float = FASTEST
+    """The refresh interval, in seconds: at most one frame per interval."""
     busy: float = BUSY
-    interval: float = field(init=False)
-    """The current refresh interval, in seconds."""
     load: float = field(init=False, default=0.0)
     """The smoothed share of the UI thread's time spent working between frames."""
     _last: float | None = field(init=False, default=None)
-    _last_cpu: float = field(init=False, default=0.0)
-
-    def __post_init__(self) -> None:
-        self.interval = self.fastest
+    _last_busy: float = field(init=False, default=0.0)
 
     def delay(self, now: float) -> float:
         """Seconds to wait before the next frame may be drawn (0 when it may be drawn now)."""
@@ -56,31 +56,43 @@ class FramePacer:
             return 0.0
         return max(0.0, self._last + self.interval - now)
 
-    def drawn(self, now: float, cpu: float) -> None:
-        """Note a frame drawn at `now`; adapt the interval to the load since the last one."""
+    def drawn(self, now: float, busy: float) -> None:
+        """Note a frame drawn at `now`; follow the load since the last one."""
         if self._last is not None:
             wall = now - self._last
-            # A frame after a quiet spell says nothing of a burst's load: forget the old one.
-            if wall > 4 * self.slowest:
+            if wall > QUIET:
                 self.load = 0.0
             elif wall > 0:
-                share = min(1.0, max(0.0, (cpu - self._last_cpu) / wall))
+                share = min(1.0, max(0.0, (busy - self._last_busy) / wall))
                 self.load += SMOOTHING * (share - self.load)
-            if self.load > self.busy:
-                self.interval = min(self.slowest, self.interval * STEP)
-            elif self.load < self.busy / 2:
-                self.interval = max(self.fastest, self.interval / STEP)
-        self._last, self._last_cpu = now, cpu
+        self._last, self._last_busy = now, busy
 
     @property
     def keeps_up(self) -> bool:
-        """The UI keeps up with its updates: frames are not spaced out."""
-        return self.interval <= self.fastest
+        """The UI keeps up with its updates: its load is under `busy`."""
+        return self.load <= self.busy
 
-    @property
-    def rate(self) -> float:
-        """The most frames per second at the current interval."""
-        return 1 / self.interval
+
+#: Linux's scheduler statistics of the calling thread: nanoseconds run, nanoseconds waited on a
+#: run queue (for a core, or for a CPU quota's next period), time slices.
+SCHEDSTAT: Final = "/proc/thread-self/schedstat"
+
+
+def busy_time(schedstat: str = SCHEDSTAT) -> float:
+    """Seconds the calling thread has run or waited to run: the pacer's load clock.
+
+    A thread that is never idle but waits for a core, behind other programs on a small PC's
+    two cores (foot drawing the frames) or a CPU quota (a systemd `CPUQuota`, the benchmark's
+    played hosts), is busy all the time, yet its CPU clock says it works half of it or less
+    (a fifth on the played 48 ms host): the pacer would never see that the UI no longer keeps
+    up. Where the scheduler's statistics cannot be read (not Linux), the thread's CPU time.
+    """
+    try:
+        with open(schedstat, "rb") as stat:
+            ran, waited = stat.read().split()[:2]
+        return (int(ran) + int(waited)) / 1e9
+    except (OSError, ValueError):
+        return time.thread_time()
 
 
 def compose_promptly(environ: MutableMapping[str, str] | None = None) -> None:
@@ -90,4 +102,13 @@ def compose_promptly(environ: MutableMapping[str, str] | None = None) -> None:
     target.setdefault("TEXTUAL_FPS", str(COMPOSE_FPS))
 
 
-__all__ = ["BUSY", "COMPOSE_FPS", "FASTEST", "SLOWEST", "FramePacer", "compose_promptly"]
+__all__ = [
+    "BUSY",
+    "COMPOSE_FPS",
+    "FASTEST",
+    "QUIET",
+    "SCHEDSTAT",
+    "FramePacer",
+    "busy_time",
+    "compose_promptly",
+]

@@ -118,9 +118,9 @@ async def test_a_new_theme_after_a_reload_redraws_every_line_in_its_colours() ->
 
 
 async def test_calls_between_two_frames_are_drawn_together_in_the_next_frame() -> None:
-    """On a busy PC frames are spaced out (`FramePacer`): a call after a quiet spell is drawn
-    at once, the calls that follow it within the interval wait for the next frame and are drawn
-    in it, all of them, in one redraw of the calls."""
+    """At most one frame per refresh interval (`FramePacer`): a call after a quiet spell is
+    drawn at once, the calls that follow it within the interval wait for the next frame and are
+    drawn in it, all of them, in one redraw of the calls."""
     clock, source = Clock(at(10)), FakeSource()
     settings = make_settings()
     app = LobbyApp(settings, source, clock=clock, board=make_board(settings, at(-600)))
@@ -135,9 +135,9 @@ async def test_calls_between_two_frames_are_drawn_together_in_the_next_frame() -
     async with app.run_test(size=(160, 45)) as pilot:
         await wait_for(pilot, lambda: app.recent_calls.visible_rows != ())
         app.recent_calls.show = counting_show  # type: ignore[method-assign, assignment]
-        # A pacer that has drawn nothing yet (a quiet spell) and then spaces frames by 2 s: a
+        # A pacer that has drawn nothing yet (a quiet spell), with a refresh interval of 2 s: a
         # call drawn within the turns of the loop that bring it is drawn at once.
-        app._pacer = FramePacer(fastest=2.0, slowest=2.0)
+        app._pacer = FramePacer(interval=2.0)
         source.push(call("t-c0", "C100", "q-civil", 1, at(11)))
         await pilot.pause()
         await pilot.pause()

@@ -1,11 +1,14 @@
-"""The pace of frames: a lone update drawn at once, a burst drawn in frames spaced by the UI's
-load, never further apart than `SLOWEST` (a call held back longer would look missed)."""
+"""The pace of frames: a lone update drawn at once, a burst drawn at most one frame per refresh
+interval, and the UI's load (the time its thread ran or waited for a core) telling whether it
+keeps up."""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -13,8 +16,10 @@ from lobby_display.frames import (
     BUSY,
     COMPOSE_FPS,
     FASTEST,
-    SLOWEST,
+    QUIET,
+    SCHEDSTAT,
     FramePacer,
+    busy_time,
     compose_promptly,
 )
 
@@ -22,56 +27,102 @@ from lobby_display.frames import (
 def test_the_first_frame_and_a_frame_after_a_quiet_spell_are_drawn_at_once() -> None:
     pacer = FramePacer()
     assert pacer.delay(100.0) == 0.0
-    pacer.drawn(100.0, cpu=1.0)
+    pacer.drawn(100.0, busy=1.0)
     assert pacer.delay(100.0 + 5.0) == 0.0
 
 
 def test_a_frame_right_after_another_waits_for_the_rest_of_the_interval() -> None:
     pacer = FramePacer()
-    pacer.drawn(100.0, cpu=1.0)
+    pacer.drawn(100.0, busy=1.0)
     assert pacer.delay(100.005) == pytest.approx(FASTEST - 0.005)
 
 
 def busy_frames(pacer: FramePacer, share: float, count: int, start: float = 100.0) -> float:
     """Draw `count` frames, each as soon as allowed, the UI working `share` of the time."""
-    now, cpu = start, 0.0
+    now, busy = start, 0.0
     for _ in range(count):
-        pacer.drawn(now, cpu)
+        pacer.drawn(now, busy)
         step = pacer.interval
         now += step
-        cpu += share * step
+        busy += share * step
     return now
 
 
-def test_a_busy_ui_spaces_frames_out_up_to_the_slowest_interval() -> None:
+def test_a_busy_ui_no_longer_keeps_up_and_still_draws_sixty_frames_a_second() -> None:
     pacer = FramePacer()
-    busy_frames(pacer, share=0.9, count=60)
-    assert pacer.interval == pytest.approx(SLOWEST)
+    now = busy_frames(pacer, share=0.95, count=60)
     assert pacer.load > BUSY
     assert not pacer.keeps_up
+    # Not spaced out: a call waits for the rest of the interval at most.
+    assert pacer.delay(now) <= FASTEST
 
 
-def test_a_lightly_loaded_ui_keeps_sixty_frames_a_second() -> None:
+def test_a_lightly_loaded_ui_keeps_up() -> None:
     pacer = FramePacer()
     busy_frames(pacer, share=0.2, count=60)
-    assert pacer.interval == pytest.approx(FASTEST)
-    assert pacer.rate == pytest.approx(60)
+    assert pacer.load == pytest.approx(0.2, abs=0.01)
     assert pacer.keeps_up
 
 
-def test_the_interval_comes_back_to_sixty_hertz_when_the_burst_ends() -> None:
+def test_the_ui_keeps_up_again_when_the_burst_ends() -> None:
     pacer = FramePacer()
-    now = busy_frames(pacer, share=0.9, count=60)
-    assert pacer.interval > FASTEST
+    now = busy_frames(pacer, share=0.95, count=60)
+    assert not pacer.keeps_up
     busy_frames(pacer, share=0.05, count=60, start=now)
-    assert pacer.interval == pytest.approx(FASTEST)
+    assert pacer.keeps_up
 
 
 def test_a_quiet_spell_forgets_the_load_of_the_last_burst() -> None:
     pacer = FramePacer()
     now = busy_frames(pacer, share=1.0, count=30)
-    pacer.drawn(now + 10.0, cpu=1000.0)  # 10 s later, whatever the CPU clock says
+    pacer.drawn(now + 10 * QUIET, busy=1000.0)  # later, whatever the busy clock says
     assert pacer.load == 0.0
+
+
+def test_the_busy_clock_counts_the_time_run_and_the_time_waited_for_a_core(
+    tmp_path: Path,
+) -> None:
+    stat = tmp_path / "schedstat"
+    stat.write_text("1500000000 500000000 7\n")  # 1.5 s run, 0.5 s waited, 7 slices
+    assert busy_time(str(stat)) == pytest.approx(2.0)
+
+
+def test_without_the_scheduler_s_statistics_the_busy_clock_is_the_cpu_clock(
+    tmp_path: Path,
+) -> None:
+    before = time.thread_time()
+    busy = busy_time(str(tmp_path / "absent"))
+    assert before <= busy <= time.thread_time()
+    (tmp_path / "garbled").write_text("not numbers\n")
+    assert before <= busy_time(str(tmp_path / "garbled")) <= time.thread_time()
+
+
+@pytest.mark.skipif(
+    not Path(SCHEDSTAT).exists() or not hasattr(os, "sched_setaffinity"),
+    reason="Linux's scheduler statistics",
+)
+def test_a_ui_thread_sharing_its_core_is_busy_though_its_cpu_clock_says_half() -> None:
+    """On a small PC's two cores other programs (foot) take turns with the UI thread, and a CPU
+    quota holds it back: its CPU clock then runs slower than the wall clock though it never
+    rests, and the pacer, which read the CPU clock, never saw a UI that no longer kept up."""
+    core = min(os.sched_getaffinity(0))
+    hog = subprocess.Popen(
+        [sys.executable, "-c", f"import os; os.sched_setaffinity(0, {{{core}}})\nwhile True: pass"]
+    )
+    mask = os.sched_getaffinity(0)
+    try:
+        time.sleep(0.2)  # the hog pinned and spinning
+        os.sched_setaffinity(0, {core})  # this thread only
+        busy, cpu, wall = busy_time(), time.thread_time(), time.monotonic()
+        while time.monotonic() - wall < 0.5:
+            pass
+        busy, cpu = busy_time() - busy, time.thread_time() - cpu
+    finally:
+        os.sched_setaffinity(0, mask)
+        hog.kill()
+        hog.wait()
+    assert cpu < 0.8 * busy, (cpu, busy)  # about half each, on a quiet machine
+    assert busy > 0.45
 
 
 def test_textual_composes_a_drawn_frame_promptly_unless_told_otherwise() -> None:
