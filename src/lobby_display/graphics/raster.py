@@ -160,16 +160,25 @@ def _text_and_font(
     return None if choice is None else (text, choice)
 
 
+# A new call's label is fitted to every card box the panel weighs (how many cards, how many
+# columns): measured at 100 px once, not once a box.
+@functools.lru_cache(maxsize=64)
+def _ink_at_100(text: str, choice: FontChoice) -> tuple[float, float]:
+    """The width and height of the ink of `text` at 100 px."""
+    left, top, right, bottom = _font(choice, 100).getbbox(text)
+    return right - left, bottom - top
+
+
 @functools.lru_cache(maxsize=256)
 def _fit(text: str, choice: FontChoice, width: int, height: int) -> int:
     """The largest font size whose ink of `text` fits the box less its margins; 0: none."""
     room_x = width - 2 * max(1, round(width * MARGIN / 2))
     room_y = height - 2 * max(1, round(height * MARGIN))
     # The ink grows in proportion to the size: measured once at 100 px, then checked down.
-    left, top, right, bottom = _font(choice, 100).getbbox(text)
-    if right <= left or bottom <= top:
+    ink_width, ink_height = _ink_at_100(text, choice)
+    if ink_width <= 0 or ink_height <= 0:
         return 0  # nothing to ink (spaces only)
-    size = math.floor(100 * min(room_x / (right - left), room_y / (bottom - top)))
+    size = math.floor(100 * min(room_x / ink_width, room_y / ink_height))
     while size >= 4:
         left, top, right, bottom = _font(choice, size).getbbox(text)
         if right - left <= room_x and bottom - top <= room_y:
