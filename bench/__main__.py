@@ -3,6 +3,8 @@
     python -m bench                      # everything, full durations (about ten minutes)
     python -m bench --only idle,start    # some of them; their sections are replaced, others kept
     python -m bench --quick              # short durations, a smoke run: prints, writes nothing
+    python -m bench --issue-host         # latency and idle on a played host (the only two with
+                                         # a played host's sections), `--slow-host 48` likewise
 
 The numbers in docs/benchmarks.md come from full runs only: `--quick` never writes the file
 (give `--output` to put a quick run elsewhere). Sections of the file that no benchmark writes
@@ -465,6 +467,31 @@ BENCHMARKS: dict[str, Callable[[bool], Outcome]] = {
 }
 
 
+#: The benchmarks with a played host's own rows and sections; the others have this host's only,
+#: which a played host's figures would replace.
+PLAYED: tuple[str, ...] = ("latency", "idle")
+
+
+def chosen_benchmarks(only: str, played: bool) -> list[str]:
+    """The benchmarks `--only` names (all of them without it: on a played host, `PLAYED`).
+
+    ValueError names what cannot be run: an unknown benchmark, or one a played host would
+    write over this host's figures.
+    """
+    chosen = [name.strip() for name in only.split(",") if name.strip()]
+    chosen = chosen or list(PLAYED if played else BENCHMARKS)
+    unknown = [name for name in chosen if name not in BENCHMARKS]
+    if unknown:
+        raise ValueError(f"unknown benchmark: {', '.join(unknown)}")
+    unplayed = [name for name in chosen if played and name not in PLAYED]
+    if unplayed:
+        raise ValueError(
+            f"{', '.join(unplayed)}: no section for a played host (its figures would replace "
+            f"this host's); a played host runs {', '.join(PLAYED)}"
+        )
+    return chosen
+
+
 def on_slow_host() -> bool:
     """Whether this run's host is at least as slow as issue 16's (within a calibration's
     tolerance): its rows and sections are then the slow host's."""
@@ -741,6 +768,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.slow_host is not None:
             parser.error("--issue-host and --slow-host: one played host at a time")
         args.slow_host = ISSUE_HOST_MS
+    try:
+        chosen = chosen_benchmarks(args.only, played=args.slow_host is not None)
+    except ValueError as error:
+        parser.error(str(error))
     if args.slow_host is not None:
         label = ISSUE_HOST_LABEL if args.issue_host else ""
         try:
@@ -748,10 +779,6 @@ def main(argv: list[str] | None = None) -> int:
         except (SlowHostError, OSError) as error:
             parser.error(f"--slow-host: {error}")
         print(f"host played: {harness.played_host.describe()}", flush=True)
-    chosen = [name.strip() for name in args.only.split(",") if name.strip()] or list(BENCHMARKS)
-    unknown = [name for name in chosen if name not in BENCHMARKS]
-    if unknown:
-        parser.error(f"unknown benchmark: {', '.join(unknown)}")
     output = args.output if args.output is not None else (None if args.quick else DOCUMENT)
     outcomes: list[Outcome] = []
     failed = []

@@ -1,0 +1,46 @@
+"""Which benchmarks a run makes: a played host (`--issue-host`, `--slow-host`) runs only those
+with sections of its own, so that its figures never replace this host's in docs/benchmarks.md."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bench.__main__ import BENCHMARKS, PLAYED, chosen_benchmarks
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_this_host_runs_every_benchmark_and_a_played_host_its_own() -> None:
+    assert chosen_benchmarks("", played=False) == list(BENCHMARKS)
+    assert chosen_benchmarks("", played=True) == list(PLAYED) == ["latency", "idle"]
+    assert chosen_benchmarks(" idle , latency", played=True) == ["idle", "latency"]
+
+
+@pytest.mark.parametrize(
+    ("only", "played", "named"),
+    [
+        ("latency,start,day", True, "start, day: no section for a played host"),
+        ("latency,speed", False, "unknown benchmark: speed"),
+    ],
+)
+def test_what_cannot_be_run_is_named(only: str, played: bool, named: str) -> None:
+    with pytest.raises(ValueError, match=named):
+        chosen_benchmarks(only, played=played)
+
+
+def test_the_command_refuses_before_playing_the_host() -> None:
+    # Refused before the host is played (a cgroup, root): the error alone, at once.
+    result = subprocess.run(
+        [sys.executable, "-m", "bench", "--issue-host", "--only", "start"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2
+    assert "start: no section for a played host" in result.stderr
+    assert "host played" not in result.stdout
