@@ -1,10 +1,7 @@
 """Garbage collections between frames: Python's cyclic collector run by the screen in a quiet
-moment after a frame, instead of by the interpreter wherever an allocation crosses its threshold.
-
-A locale rotation makes thousands of objects in one frame, and the automatic collector then ran
-inside that frame (10 to 30 ms of it on a small PC, young and full collections back to back),
-so a call arriving meanwhile waited for both. `QuietCollector` keeps the interpreter's rule of
-which generation is due, but leaves the moment to the screen (`LobbyApp`, docs/architecture.md).
+moment after a frame, not by the interpreter inside one (a rotation's frame held a young and a
+full collection back to back; why: docs/architecture.md). `QuietCollector` keeps the
+interpreter's rule of which generation is due and leaves the moment to the screen.
 """
 
 from __future__ import annotations
