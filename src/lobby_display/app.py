@@ -679,8 +679,7 @@ class LobbyApp(App[None], inherit_bindings=False):
         wait any longer (`QuietCollector.pressing`)."""
         self._collect_scheduled = False
         busy = (
-            self._dirty.calls
-            or self._flush_scheduled
+            self._call_pending
             or self._frames == self._drawn_after
             or self._later_pending
             or self._rotation_held
@@ -702,8 +701,12 @@ class LobbyApp(App[None], inherit_bindings=False):
         that does not, calls always wait: holding a board or a rotation behind them only piled
         it onto later calls; the 48 ms host, saturated, the latest call during a rotation +109
         -> +62 ms after the others' p99 once this saw that, medians of two rounds)."""
-        waiting = self._dirty.calls or self._flush_scheduled or self._call_unshown
-        return self._pacer.keeps_up and waiting
+        return self._pacer.keeps_up and self._call_pending
+
+    @property
+    def _call_pending(self) -> bool:
+        """A call is to be drawn, or drawn and not shown yet."""
+        return self._dirty.calls or self._flush_scheduled or self._call_unshown
 
     def _release_held(self) -> None:
         held, self._held = self._held, None
