@@ -130,7 +130,7 @@ def _clear(module: Any, name: str) -> None:
 
 
 def _fresh_raster(label: str, width: int, height: int) -> Image.Image:
-    for name in ("_rasterise", "_fit", "_ink"):
+    for name in ("_place_ink", "_rasterise", "_fit", "_ink"):
         _clear(raster, name)
     mask = raster.rasterise(label, width, height)
     assert mask is not None, label

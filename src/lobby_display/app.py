@@ -36,7 +36,7 @@ from lobby_display.backoff import FIRST_DELAY, MAX_DELAY, Backoff
 from lobby_display.board import Board, BoardSettings, Changes
 from lobby_display.collection import QuietCollector
 from lobby_display.config import DisplaySettings, Settings
-from lobby_display.frames import FramePacer, busy_time
+from lobby_display.frames import BusyClock, FramePacer
 from lobby_display.graphics.raster import CJK_FACES
 from lobby_display.graphics.terminal import Graphics, TerminalAnswers, choose
 from lobby_display.i18n import LocaleRotation, LocaleText
@@ -342,6 +342,8 @@ class LobbyApp(App[None], inherit_bindings=False):
         self._dirty = _Dirty()
         self._flush_scheduled = False
         self._pacer = FramePacer()
+        self._busy_clock = BusyClock()
+        """The UI thread's busy clock, for the pacer (read first in a redraw, on that thread)."""
         self._queues_timer: Timer | None = None
         self._held: _Dirty | None = None
         """A whole queue board held for the frame after the calls' (see `_hold`)."""
@@ -410,6 +412,7 @@ class LobbyApp(App[None], inherit_bindings=False):
     def on_unmount(self) -> None:
         self._mounted = False
         self._collector.hand_back()
+        self._busy_clock.close()
         self._call_hook("stopped", self)
 
     def run(
@@ -737,7 +740,7 @@ class LobbyApp(App[None], inherit_bindings=False):
         return Shown(self._texts[locale], now, tuple(fallback))
 
     def _redraw(self, dirty: _Dirty, now: datetime) -> None:
-        self._pacer.drawn(time.monotonic(), busy_time())
+        self._pacer.drawn(time.monotonic(), self._busy_clock())
         self._drawn_after = self._frames
         if dirty.calls:
             self._calls_drawn_after = self._frames

@@ -18,8 +18,8 @@ from lobby_display.frames import (
     FASTEST,
     QUIET,
     SCHEDSTAT,
+    BusyClock,
     FramePacer,
-    busy_time,
     compose_promptly,
 )
 
@@ -84,17 +84,21 @@ def test_the_busy_clock_counts_the_time_run_and_the_time_waited_for_a_core(
 ) -> None:
     stat = tmp_path / "schedstat"
     stat.write_text("1500000000 500000000 7\n")  # 1.5 s run, 0.5 s waited, 7 slices
-    assert busy_time(str(stat)) == pytest.approx(2.0)
+    busy_clock = BusyClock(str(stat))
+    assert busy_clock() == pytest.approx(2.0)
+    stat.write_text("2500000000 500000000 9\n")  # read again from the open file: fresh
+    assert busy_clock() == pytest.approx(3.0)
+    busy_clock.close()
 
 
 def test_without_the_scheduler_s_statistics_the_busy_clock_is_the_cpu_clock(
     tmp_path: Path,
 ) -> None:
     before = time.thread_time()
-    busy = busy_time(str(tmp_path / "absent"))
+    busy = BusyClock(str(tmp_path / "absent"))()
     assert before <= busy <= time.thread_time()
     (tmp_path / "garbled").write_text("not numbers\n")
-    assert before <= busy_time(str(tmp_path / "garbled")) <= time.thread_time()
+    assert before <= BusyClock(str(tmp_path / "garbled"))() <= time.thread_time()
 
 
 @pytest.mark.skipif(
@@ -113,10 +117,12 @@ def test_a_ui_thread_sharing_its_core_is_busy_though_its_cpu_clock_says_half() -
     try:
         time.sleep(0.2)  # the hog pinned and spinning
         os.sched_setaffinity(0, {core})  # this thread only
-        busy, cpu, wall = busy_time(), time.thread_time(), time.monotonic()
+        busy_clock = BusyClock()
+        busy, cpu, wall = busy_clock(), time.thread_time(), time.monotonic()
         while time.monotonic() - wall < 0.5:
             pass
-        busy, cpu = busy_time() - busy, time.thread_time() - cpu
+        busy, cpu = busy_clock() - busy, time.thread_time() - cpu
+        busy_clock.close()
     finally:
         os.sched_setaffinity(0, mask)
         hog.kill()

@@ -9,6 +9,7 @@ from lobby_display.graphics.raster import (
     MAX_LABEL_LENGTH,
     fitted_size,
     font_for,
+    place_ink,
     rasterise,
     script_of,
 )
@@ -82,4 +83,4 @@ def test_the_fitted_size_grows_with_the_box_and_matches_the_drawing() -> None:
 
 
 def test_the_same_label_and_box_are_drawn_once() -> None:
-    assert rasterise("K017", 300, 120) is rasterise("K017", 300, 120)
+    assert place_ink("K017", 300, 120) is place_ink("K017", 300, 120)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from lobby_display.graphics import sixel
-from lobby_display.graphics.raster import rasterise
+from lobby_display.graphics.raster import PlacedInk, place_ink, rasterise
 from tests.helpers.pictures import decode_sixel, ocr_line, reads_as
 
 AMBER, DARK = (255, 179, 0), (16, 20, 24)
@@ -43,3 +43,32 @@ def test_the_label_reads_from_four_times_farther(
     assert mask is not None
     picture = decode_sixel(sixel.encode(mask, background, ink).decode())
     assert reads_as(ocr_line(picture, scale=0.25), label)
+
+
+@pytest.mark.parametrize(
+    ("label", "box"),
+    [("K017", (120, 47)), ("AB-048", (378, 216)), ("7", (90, 31)), ("ณ12", (200, 77))],
+)
+@pytest.mark.parametrize("paint_background", [True, False])
+def test_a_call_s_ink_alone_makes_the_picture_of_its_whole_box(
+    label: str, box: tuple[int, int], paint_background: bool
+) -> None:
+    """The screen encodes a call's ink where it lies, not a box of paper around it: the same
+    sequence to the byte, wherever the ink starts within a band of six rows."""
+    placed = place_ink(label, *box)
+    mask = rasterise(label, *box)
+    assert placed is not None and mask is not None
+    assert placed.mask().tobytes() == mask.tobytes()
+    for down in range(6):  # the ink's top at every row of a band
+        moved = PlacedInk(placed.ink, placed.left, placed.top + down, box[0], box[1] + 6)
+        expected = sixel.encode(moved.mask(), AMBER, DARK, paint_background)
+        got = sixel.encode_ink(
+            moved.ink,
+            moved.left,
+            moved.top,
+            (moved.width, moved.height),
+            AMBER,
+            DARK,
+            paint_background,
+        )
+        assert got == expected, down

@@ -130,6 +130,26 @@ def drawable(label: str) -> bool:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class PlacedInk:
+    """A label's ink and where it lies in its box: a drawing without the paper around it (a
+    sixel image encodes the ink only; `mask` lays it on paper)."""
+
+    ink: Image.Image
+    """The coverage of the ink (mode "L"), cut to its edges (unless scaled down to fit)."""
+    left: int
+    top: int
+    width: int
+    """The box's width, in pixels."""
+    height: int
+
+    def mask(self) -> Image.Image:
+        """The whole box: paper (0) with the ink in its place."""
+        image = Image.new("L", (self.width, self.height), 0)
+        image.paste(self.ink, (self.left, self.top))
+        return image
+
+
 def rasterise(
     label: str, width: int, height: int, cjk_locale: str = "", max_size: int = 0
 ) -> Image.Image | None:
@@ -139,8 +159,18 @@ def rasterise(
     None when the label cannot be drawn (empty, too long, not printable), the box is too small
     for legible ink (under 8 pixels high), or no font for its script is installed.
     """
+    placed = place_ink(label, width, height, cjk_locale, max_size)
+    return None if placed is None else placed.mask()
+
+
+def place_ink(
+    label: str, width: int, height: int, cjk_locale: str = "", max_size: int = 0
+) -> PlacedInk | None:
+    """What `rasterise` draws, as the ink and its place in the box: the picture of a call is
+    encoded from its ink alone, and a box of paper made for each call cost more than the
+    ink on a slow host (a fresh image of the box's size to fill, then to search for the ink)."""
     found = _text_and_font(label, width, height, cjk_locale)
-    return None if found is None else _rasterise(*found, width, height, max_size)
+    return None if found is None else _place_ink(*found, width, height, max_size)
 
 
 def fitted_size(label: str, width: int, height: int, cjk_locale: str = "") -> int:
@@ -188,9 +218,9 @@ def _fit(text: str, choice: FontChoice, width: int, height: int) -> int:
 
 
 @functools.lru_cache(maxsize=16)
-def _rasterise(
+def _place_ink(
     text: str, choice: FontChoice, width: int, height: int, max_size: int
-) -> Image.Image | None:
+) -> PlacedInk | None:
     size = _fit(text, choice, width, height)
     if not size:
         return None
@@ -204,10 +234,8 @@ def _rasterise(
         ink = ink.resize(
             (int(ink.width * scale), int(ink.height * scale)), Image.Resampling.LANCZOS
         )
-    image = Image.new("L", (width, height), 0)
     ink_width, ink_height = ink.size
-    image.paste(ink, ((width - ink_width) // 2, (height - ink_height) // 2))
-    return image
+    return PlacedInk(ink, (width - ink_width) // 2, (height - ink_height) // 2, width, height)
 
 
 @functools.lru_cache(maxsize=32)
@@ -229,9 +257,11 @@ __all__ = [
     "CJK_FACES",
     "MAX_LABEL_LENGTH",
     "FontChoice",
+    "PlacedInk",
     "drawable",
     "fitted_size",
     "font_for",
+    "place_ink",
     "rasterise",
     "script_of",
 ]

@@ -62,23 +62,41 @@ def encode(mask: Image.Image, background: RGB, ink: RGB, paint_background: bool 
     rows the mask has, so nothing spills below the box. Without `paint_background`, paper
     (no coverage at all) is left transparent: what is under it shows, exactly in its colour.
     """
-    width, height = mask.size
+    return encode_ink(mask, 0, 0, mask.size, background, ink, paint_background)
+
+
+def encode_ink(
+    drawing: Image.Image,
+    left: int,
+    top: int,
+    size: tuple[int, int],
+    background: RGB,
+    ink: RGB,
+    paint_background: bool = True,
+) -> bytes:
+    """What `encode` makes of a mask of `size` (width, height) that is paper but for
+    `drawing` (mode "L") at `left`, `top` (a label's `raster.PlacedInk`): the same sequence,
+    without a mask of the whole box to make and search for the ink."""
+    width, height = size
     out = [_START, b'"1;1;%d;%d' % (width, height)]
     for index, (red, green, blue) in enumerate(palette(background, ink)):
         out.append(b"#%d;2;%d;%d;%d" % (index, *(round(c * 100 / 255) for c in (red, green, blue))))
     # The ink is encoded apart, from the band where it starts: the same label at the same size
     # in another box (a card of another width), in other colours or with paper painted or not
     # is the same ink at another place, and only its place is written again.
-    box = mask.getbbox()
-    left, first_band, bands = 0, 0, _NO_INK
+    box = drawing.getbbox()
+    ink_left, first_band, bands = 0, 0, _NO_INK
     if box is not None:
-        left, top, right, bottom = box
-        first_band = top // _BAND
-        crop = mask.crop((left, first_band * _BAND, right, bottom)).point(_STEP_OF)
-        bands = _ink_bands(crop.tobytes(), right - left)
+        x0, y0, x1, y1 = box
+        ink_left, ink_top = left + x0, top + y0
+        first_band = ink_top // _BAND
+        # From the top of the band the ink starts in: rows above the drawing are paper.
+        above = ink_top - first_band * _BAND
+        crop = drawing.crop((x0, y0 - above, x1, y1)).point(_STEP_OF)
+        bands = _ink_bands(crop.tobytes(), x1 - x0)
     # The colours are all in the palette above: a label recoloured (a highlight ending) is
     # the same picture after it, and only the palette is written again.
-    out.append(_picture(bands, width, height, left, first_band, paint_background))
+    out.append(_picture(bands, width, height, ink_left, first_band, paint_background))
     out.append(_END)
     return b"".join(out)
 
@@ -165,4 +183,4 @@ def _repeat(text: bytes) -> bytes:
     return text
 
 
-__all__ = ["LEVELS", "encode", "palette"]
+__all__ = ["LEVELS", "encode", "encode_ink", "palette"]

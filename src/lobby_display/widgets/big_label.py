@@ -25,7 +25,7 @@ from textual.widget import Widget
 
 from lobby_display.graphics import sixel
 from lobby_display.graphics.mosaic import mosaic
-from lobby_display.graphics.raster import fitted_size, rasterise
+from lobby_display.graphics.raster import fitted_size, place_ink
 from lobby_display.graphics.terminal import Graphics
 from lobby_display.widgets.drawn import DrawnCache
 
@@ -239,17 +239,23 @@ class BigLabel(Widget):
         image = _IMAGES.get(key)
         if image is None:
             cell_width, cell_height = graphics.cell
-            mask = rasterise(
+            placed = place_ink(
                 self.label,
                 width * cell_width,
                 height * cell_height,
                 graphics.cjk_locale,
                 self.max_size,
             )
-            if mask is None:
+            if placed is None:
                 return None
-            image = sixel.encode(
-                mask, _rgb(background), _rgb(foreground), paint_background=False
+            image = sixel.encode_ink(
+                placed.ink,
+                placed.left,
+                placed.top,
+                (placed.width, placed.height),
+                _rgb(background),
+                _rgb(foreground),
+                paint_background=False,
             ).decode("ascii")
             _IMAGES.set(key, image)
         return image
