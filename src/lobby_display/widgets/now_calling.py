@@ -30,8 +30,6 @@ from lobby_display.widgets.panel import Panel, Shown
 
 #: Most cards drawn at once (the board never highlights more calls than this together).
 MAX_CARDS = 6
-#: Labels remembered as made ahead (`NowCallingPanel.prepare`): more than the coming calls.
-MADE_AHEAD_KEPT: Final = 64
 
 #: How long the calls stay at a size a wider label needed after the last such label: they
 #: shrink at once for a wider label, and grow back only after this long without one.
@@ -226,11 +224,6 @@ class NowCallingPanel(Panel):
         self._new_call.display = False
         self._grid = Container(*self.cards, id="cards")
         self._labels: tuple[str, ...] = ()
-        self._full = False
-        self._made_ahead: dict[str, None] = {}
-        """Labels whose pictures were made ahead (or found made), the oldest first: each once,
-        whatever box the cards have by its call."""
-        """As many cards are shown as fit (or `MAX_CARDS`): a new call leaves their number."""
         self._row_height = -1
         self._steady = SteadySize()
         self._last: tuple[NowCalling, HealthView, Shown] | None = None
@@ -263,7 +256,6 @@ class NowCallingPanel(Panel):
         width, height = self.content_size
         labels = tuple(view.call.label for view in calls)
         calls = calls[: cards_that_fit(labels, width, height - 1, self.graphics)]
-        self._full = len(calls) < len(labels) or len(calls) == MAX_CARDS
         if self.withdrawn:
             self.message.set_text(shown.text.text(strings.NOT_AVAILABLE))
         elif not calls:
@@ -316,37 +308,19 @@ class NowCallingPanel(Panel):
             card.big.set_max_size(shared)
             card.big.set_image_box(box)
 
-    def prepare(self, labels: Sequence[str]) -> bool | None:
+    def prepare(self, labels: Sequence[str]) -> bool:
         """Make the picture of the first of `labels` (calls likely to come) not made yet, as
-        the newest call's card would draw it now (its box, highlighted): True when one was
-        made (more may be left), False when all were found made, None when not now.
+        the newest call's card would draw it now (its box, highlighted); True when one was
+        made (more may be left).
 
         One at a time: each is a few milliseconds of a small PC's time, and a call that comes
-        meanwhile waits for it. Only while a new call would leave the number of cards as it
-        is, so its card gets the newest card's box: the calls still highlighted and it, or as
-        many as fit. Each label once: a call that rearranges the cards finds nothing made for
-        its box, and made again for every box the cards took (a quiet place: one card, then
-        two), the pictures cost an idle screen more than they saved (issue 16's host, idle
-        with 30 queues: 1.44 -> 2.49 % of a core).
-        """
+        meanwhile waits for it. A call whose card then has another size (the cards rearranged)
+        still finds its ink encoded (`sixel`'s caches): only its place is written."""
         big = self.cards[0].big
-        shown = len(self._labels)
-        if not self.cards[0].display or not shown:
-            return None
-        coming = sum(card.highlighted for card in self.shown_cards) + 1
-        if coming != shown and not (coming > shown and self._full):
-            return None
+        if not self.cards[0].display or not self._labels:
+            return False
         colors = self._new_call.big.colors
-        made_ahead = self._made_ahead
-        for label in labels:
-            if label in self._labels or label in made_ahead:
-                continue
-            made_ahead[label] = None
-            while len(made_ahead) > MADE_AHEAD_KEPT:
-                del made_ahead[next(iter(made_ahead))]
-            if big.prepare(label, colors):
-                return True
-        return False
+        return any(big.prepare(label, colors) for label in labels if label not in self._labels)
 
     @property
     def shown_cards(self) -> list[CallCard]:
