@@ -92,11 +92,8 @@ NETWORK_TURN: Final = 0.003
 HOLD_LIMIT: Final = 0.25
 #: The coming calls (tickets alerted: their turn is soon) whose pictures are made ahead, one
 #: at a time while the screen is quiet: the picture is the dearest part of a call's frame
-#: (`NowCallingPanel.prepare`). The longest alerted first. A place alerts about one ticket
-#: per queue, and which is called next is anyone's guess: with the six longest alerted, 16 %
-#: of the calls found their picture made (the benchmark's 30 queues at 10 events/s, this
-#: host), with 32, 54 %. The pictures kept are bounded by the caches, not by this.
-COMING_CALLS: Final = 32
+#: (`NowCallingPanel.prepare`). The longest alerted first; a place alerts about one per queue.
+COMING_CALLS: Final = 6
 #: This long after the first data, what start-up made (modules, widgets, the first board) is
 #: set aside from garbage collection (`gc.freeze`): Python's full collections then look at what
 #: is made later only, pauses of 5 to 15 ms instead of 40 to 100 ms in the middle of a burst.

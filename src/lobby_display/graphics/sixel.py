@@ -122,9 +122,7 @@ def _picture(
     return b"".join(out)
 
 
-# Coming calls' pictures are made ahead (`LobbyApp`'s `COMING_CALLS`) in a new call's colours:
-# the ink of every label on screen is kept too, for its colours when its highlight ends.
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=32)
 def _ink_bands(steps: bytes, width: int) -> _Bands:
     """For each band of `steps` (rows of `width` steps), each step but paper that it holds:
     (step, columns before its first pixel, its sixels from there with runs repeated).
