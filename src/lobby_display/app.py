@@ -90,10 +90,6 @@ NETWORK_TURN: Final = 0.003
 #: The longest a whole queue board is held behind the calls' frames: a call whose redraw
 #: changed nothing on screen makes no frame to wait for.
 HOLD_LIMIT: Final = 0.25
-#: The coming calls (tickets alerted: their turn is soon) whose pictures are made ahead, one
-#: at a time while the screen is quiet: the picture is the dearest part of a call's frame
-#: (`NowCallingPanel.prepare`). The longest alerted first; a place alerts about one per queue.
-COMING_CALLS: Final = 6
 #: This long after the first data, what start-up made (modules, widgets, the first board) is
 #: set aside from garbage collection (`gc.freeze`): Python's full collections then look at what
 #: is made later only, pauses of 5 to 15 ms instead of 40 to 100 ms in the middle of a burst.
@@ -359,9 +355,6 @@ class LobbyApp(App[None], inherit_bindings=False):
         self._hold_timer: Timer | None = None
         self._collector = QuietCollector()
         self._collect_scheduled = False
-        self._prepare_scheduled = False
-        self._prepared: tuple[str, ...] = ()
-        """The coming calls whose pictures were all found made (asked again when they change)."""
         self._frames = 0
         """Frames written to the terminal so far."""
         self._calls_drawn_after = -1
@@ -672,7 +665,6 @@ class LobbyApp(App[None], inherit_bindings=False):
             self._release_scheduled = True
             self.call_later(self.set_timer, NETWORK_TURN, self._release_after_frame)
         self._collect_later()
-        self._prepare_later()
 
     def _collect_later(self) -> None:
         """Run the garbage collection due (if any) a few turns of the loop from now, when no
@@ -685,43 +677,18 @@ class LobbyApp(App[None], inherit_bindings=False):
             self.call_later(self.set_timer, NETWORK_TURN, self._collect_if_quiet)
 
     def _collect_if_quiet(self) -> None:
-        """Collect unless a frame is on its way: then after that frame, unless the young
-        generation may not wait any longer (`QuietCollector.pressing`)."""
+        """Collect unless a frame is on its way (a call to draw, parts drawn and not shown or
+        held for the next frame): then after that frame, unless the young generation may not
+        wait any longer (`QuietCollector.pressing`)."""
         self._collect_scheduled = False
-        if not self._frame_coming or self._collector.pressing(gc.get_count()):
-            self._collector.collect()
-
-    def _prepare_later(self) -> None:
-        """Make a coming call's picture a few turns of the loop from now, when no frame is
-        being made (`_prepare_if_quiet`)."""
-        if self._prepare_scheduled or not self.now_calling.graphics.sixel:
-            return
-        if self.board.coming_calls(COMING_CALLS) != self._prepared:
-            self._prepare_scheduled = True
-            self.call_later(self.set_timer, NETWORK_TURN, self._prepare_if_quiet)
-
-    def _prepare_if_quiet(self) -> None:
-        """Make the picture of one coming call (`COMING_CALLS`) if the screen is quiet and
-        keeps up, then ask again for the next; else the next frame asks again."""
-        self._prepare_scheduled = False
-        if not self._drawable or self._frame_coming or not self._pacer.keeps_up:
-            return
-        coming = self.board.coming_calls(COMING_CALLS)
-        if self.now_calling.prepare(coming):
-            self._prepare_later()
-        else:
-            self._prepared = coming
-
-    @property
-    def _frame_coming(self) -> bool:
-        """A frame is on its way: a call to draw, parts drawn and not shown yet, or held for
-        the next frame, or a rotation held behind a call."""
-        return (
+        busy = (
             self._call_pending
             or self._frames == self._drawn_after
             or self._later_pending
             or self._rotation_held
         )
+        if not busy or self._collector.pressing(gc.get_count()):
+            self._collector.collect()
 
     def _release_after_frame(self) -> None:
         self._release_scheduled = False

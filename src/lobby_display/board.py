@@ -417,8 +417,6 @@ class Board:
         self._ref_counters: dict[str, Counter] = {}
         # Tickets and what is derived from them, kept incrementally.
         self._tickets: dict[str, Ticket] = {}
-        self._alerted: dict[str, str] = {}
-        """Labels of the tickets alerted (state 100), by ticket id, the longest alerted first."""
         self._tallies: dict[str, _Tally] = {}
         self._restored_tallies: dict[str, _Tally] | None = None
         self._ticket_queue_names: dict[str, dict[str, str]] = {}
@@ -528,17 +526,12 @@ class Board:
     def _put_ticket(self, ticket: Ticket, changes: _ChangeSet) -> None:
         old = self._tickets.get(ticket.ticket_id)
         self._tickets[ticket.ticket_id] = ticket
-        if ticket.state == TicketState.ALERTED:
-            self._alerted[ticket.ticket_id] = ticket.label  # in place: keeps its turn
-        else:
-            self._alerted.pop(ticket.ticket_id, None)
         self._count(old, -1, changes)
         self._count(ticket, +1, changes)
         self._learn_ticket_names(ticket, changes)
 
     def _drop_ticket(self, ticket_id: str, changes: _ChangeSet) -> None:
         old = self._tickets.pop(ticket_id, None)
-        self._alerted.pop(ticket_id, None)
         self._count(old, -1, changes)
 
     def _count(self, ticket: Ticket | None, sign: int, changes: _ChangeSet) -> None:
@@ -952,17 +945,6 @@ class Board:
                 return Changes(calls=True)
             break
         return Changes()
-
-    def coming_calls(self, limit: int) -> tuple[str, ...]:
-        """The labels of up to `limit` tickets whose turn is soon (alerted), the longest
-        alerted first: the calls likely to come next, whose pictures may be drawn ahead."""
-        labels: list[str] = []
-        for label in self._alerted.values():
-            if len(labels) == limit:
-                break
-            if label:
-                labels.append(label)
-        return tuple(labels)
 
     def recent_calls(self) -> tuple[CallView, ...]:
         """The last `recent_calls` distinct tickets called, newest first."""

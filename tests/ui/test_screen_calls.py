@@ -3,17 +3,13 @@ the highlight ends on time, simultaneous calls share the space, the announcer he
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from lobby_display.app import LobbyApp
-from lobby_display.graphics import raster, sixel
 from lobby_display.graphics.mosaic import Mosaic
-from lobby_display.graphics.raster import PlacedInk, place_ink, rasterise
+from lobby_display.graphics.raster import rasterise
 from lobby_display.graphics.terminal import Graphics
 from lobby_display.updates import TicketChanged
-from lobby_display.widgets import big_label
 from lobby_display.widgets.now_calling import SIZE_MEMORY, CallCard
 from tests.helpers.boards import (
     Clock,
@@ -399,37 +395,3 @@ async def test_calls_keep_the_size_a_wider_label_needed_for_ten_minutes() -> Non
         grown, grown_box = await group("K022", "K023", "K024")
         assert grown_box == box
         assert grown > wide, "ten minutes on, the short labels are drawn as large as they fit"
-
-
-async def test_a_ticket_whose_turn_is_soon_has_its_picture_made_before_its_call(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """The picture is the dearest part of a call's frame: a ticket alerted (its turn is soon)
-    has it made while the screen is quiet, and its call's frame neither draws the label from
-    the font nor encodes its ink again: it was made in a new call's colours, though the card
-    it was made for was steady then."""
-    made: list[str] = []
-
-    def counted(label: str, *args: Any, **kwargs: Any) -> PlacedInk | None:
-        made.append(label)
-        return place_ink(label, *args, **kwargs)
-
-    monkeypatch.setattr(big_label, "place_ink", counted)
-    clock, source = Clock(), FakeSource()
-    app = calls_app(clock, source, graphics=Graphics(sixel=True, cell=(18, 36)))
-    async with app.run_test(size=(106, 30)) as pilot:
-        panel = app.now_calling
-        await wait_for(pilot, lambda: panel.shown_cards != [])
-        assert not panel.shown_cards[0].highlighted
-        source.push(TicketChanged(ticket("t-z042", "Z042", "q-pass", state=100)))
-        await wait_for(pilot, lambda: "Z042" in made)
-        assert all(card.big.label != "Z042" for card in panel.shown_cards), "not shown yet"
-        drawn, encoded = raster._ink.cache_info().misses, sixel._ink_bands.cache_info().misses
-        source.push(call("t-z042", "Z042", "q-pass", 2, clock.now))
-        await wait_for(pilot, lambda: panel.shown_cards[0].big.label == "Z042")
-        card = panel.shown_cards[0]
-        assert card.highlighted
-        await wait_for(pilot, lambda: card.big.shows_image)
-        assert made.count("Z042") == 1, "its picture made again"
-        assert raster._ink.cache_info().misses == drawn, "drawn from the font again"
-        assert sixel._ink_bands.cache_info().misses == encoded, "its ink encoded again"

@@ -126,32 +126,3 @@ def test_queue_names_fall_back_to_the_names_tickets_carry() -> None:
 
     row = board.queue("q1")
     assert row is not None and dict(row.names) == {"fr_FR": "Courrier", "en_US": "Post"}
-
-
-def test_the_coming_calls_are_the_alerted_tickets_the_longest_alerted_first() -> None:
-    """Their pictures are drawn ahead, while the room is quiet: the call's frame is then
-    cheaper (see `LobbyApp._prepare_if_quiet`)."""
-    board = make_board(queue_ids=("q1", "q2"))
-    board.apply(
-        TicketsSnapshot(
-            (
-                ticket("a", TicketState.ALERTED, label="A031"),
-                ticket("b", TicketState.BOOKED, label="A032"),
-                ticket("c", TicketState.ALERTED, queue="q2", label="B007"),
-                ticket("d", TicketState.ALERTED, queue="q3", label="C001"),  # not shown here
-            )
-        ),
-        at(0),
-    )
-    assert board.coming_calls(5) == ("A031", "B007")
-
-    board.apply(TicketChanged(ticket("b", TicketState.ALERTED, label="A032")), at(1))
-    board.apply(TicketChanged(ticket("a", TicketState.ALERTED, label="A031")), at(2))
-    assert board.coming_calls(5) == ("A031", "B007", "A032"), "a ticket seen again keeps its turn"
-    assert board.coming_calls(2) == ("A031", "B007")
-
-    board.apply(TicketChanged(ticket("a", TicketState.CALLED, label="A031")), at(3))
-    board.apply(TicketRemoved("c"), at(4))
-    assert board.coming_calls(5) == ("A032",)
-    board.apply(TicketsSnapshot(()), at(5))
-    assert board.coming_calls(5) == ()

@@ -113,20 +113,15 @@ class BigLabel(Widget):
         """Whether the label is sent as a sixel image over blank cells (not in screenshots)."""
         return self.graphics.sixel and not _screenshot and self._sixel() is not None
 
-    def _drawn_size(
-        self, graphics: Graphics, box: tuple[int, int] | None = None, label: str | None = None
-    ) -> int:
-        """The font size (pixels) the label (or `label`) is drawn at in `box` (cells; the
-        widget's size by default) for `graphics`' cells."""
+    def _drawn_size(self, graphics: Graphics, box: tuple[int, int] | None = None) -> int:
+        """The font size (pixels) the label is drawn at in `box` (cells; the widget's size by
+        default) for `graphics`' cells."""
         width, height = self.size if box is None else box
         if height < graphics.min_rows:
             return 0
         cell_width, cell_height = graphics.cell
         size = fitted_size(
-            self.label if label is None else label,
-            width * cell_width,
-            height * cell_height,
-            graphics.cjk_locale,
+            self.label, width * cell_width, height * cell_height, graphics.cjk_locale
         )
         return min(size, self.max_size) if self.max_size else size
 
@@ -235,50 +230,35 @@ class BigLabel(Widget):
 
     def _sixel(self) -> str | None:
         """The label as a sixel image of the box's pixels in the widget's colours, or None."""
-        return self._sixel_of(self.label)[0]
-
-    def prepare(self, label: str, colors: Colors | None = None) -> bool:
-        """Draw and encode the picture `label` would get here (this box, in this widget's
-        `colors` or those given), so a call to it later finds it made; True when that was work
-        (not made yet, and drawable).
-
-        A call's picture is the dearest part of its frame (a fifth of the screen's work at
-        100 events/s); a ticket whose turn is soon (alerted) may have it made while the room
-        is quiet. Nothing is drawn on screen.
-        """
-        if not self.graphics.sixel or _screenshot:
-            return False
-        return self._sixel_of(label, colors)[1]
-
-    def _sixel_of(self, label: str, colors: Colors | None = None) -> tuple[str | None, bool]:
-        """`label`'s sixel image in this box and these colours (or `colors`; None: not drawn
-        as one), and whether it was made now (not found made)."""
         width, height = self._box()
         graphics = self.graphics
-        if not graphics.legible(self._drawn_size(graphics, (width, height), label)):
-            return None, False
-        _, _, background, foreground = self.colors if colors is None else colors
-        key = (label, width, height, background, foreground, graphics, self.max_size)
+        if not graphics.legible(self._drawn_size(graphics, (width, height))):
+            return None
+        _, _, background, foreground = self.colors
+        key = (self.label, width, height, background, foreground, graphics, self.max_size)
         image = _IMAGES.get(key)
-        if image is not None:
-            return image, False
-        cell_width, cell_height = graphics.cell
-        placed = place_ink(
-            label, width * cell_width, height * cell_height, graphics.cjk_locale, self.max_size
-        )
-        if placed is None:
-            return None, False
-        image = sixel.encode_ink(
-            placed.ink,
-            placed.left,
-            placed.top,
-            (placed.width, placed.height),
-            _rgb(background),
-            _rgb(foreground),
-            paint_background=False,
-        ).decode("ascii")
-        _IMAGES.set(key, image)
-        return image, True
+        if image is None:
+            cell_width, cell_height = graphics.cell
+            placed = place_ink(
+                self.label,
+                width * cell_width,
+                height * cell_height,
+                graphics.cjk_locale,
+                self.max_size,
+            )
+            if placed is None:
+                return None
+            image = sixel.encode_ink(
+                placed.ink,
+                placed.left,
+                placed.top,
+                (placed.width, placed.height),
+                _rgb(background),
+                _rgb(foreground),
+                paint_background=False,
+            ).decode("ascii")
+            _IMAGES.set(key, image)
+        return image
 
 
 @contextlib.contextmanager
@@ -294,11 +274,6 @@ def for_screenshot() -> Iterator[None]:
 
 
 _screenshot = False
-
-
-#: A widget's colours as Textual gives them (`Widget.colors`): base background and colour,
-#: background and colour.
-Colors = tuple[Color, Color, Color, Color]
 
 
 def _rgb(color: Color) -> tuple[int, int, int]:

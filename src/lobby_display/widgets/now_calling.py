@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Final
@@ -219,9 +218,6 @@ class NowCallingPanel(Panel):
         for card in self.cards:
             card.display = False
         self.message = _Line("message")
-        # Never shown: the colours of a new call's card, which coming calls are drawn in.
-        self._new_call = CallCard()
-        self._new_call.display = False
         self._grid = Container(*self.cards, id="cards")
         self._labels: tuple[str, ...] = ()
         self._row_height = -1
@@ -240,10 +236,6 @@ class NowCallingPanel(Panel):
     def compose(self) -> ComposeResult:
         yield self._grid
         yield self.message
-        yield self._new_call
-
-    def on_mount(self) -> None:
-        self._new_call.highlighted = True
 
     def show(self, now_calling: NowCalling, health: HealthView, shown: Shown) -> None:
         """Show the calls of `now_calling` (newest first), marked with their part's health."""
@@ -307,20 +299,6 @@ class NowCallingPanel(Panel):
         for card in self.cards:
             card.big.set_max_size(shared)
             card.big.set_image_box(box)
-
-    def prepare(self, labels: Sequence[str]) -> bool:
-        """Make the picture of the first of `labels` (calls likely to come) not made yet, as
-        the newest call's card would draw it now (its box, highlighted); True when one was
-        made (more may be left).
-
-        One at a time: each is a few milliseconds of a small PC's time, and a call that comes
-        meanwhile waits for it. A call whose card then has another size (the cards rearranged)
-        still finds its ink encoded (`sixel`'s caches): only its place is written."""
-        big = self.cards[0].big
-        if not self.cards[0].display or not self._labels:
-            return False
-        colors = self._new_call.big.colors
-        return any(big.prepare(label, colors) for label in labels if label not in self._labels)
 
     @property
     def shown_cards(self) -> list[CallCard]:
