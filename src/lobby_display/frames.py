@@ -88,8 +88,7 @@ class BusyClock:
     up. Where the scheduler's statistics cannot be read (not Linux), the thread's CPU time.
 
     The statistics file stays open: `/proc/thread-self` names the thread that opened it, and
-    reading an open file again costs a tenth of opening it each frame (a profile of the 48 ms
-    host at 100 events/s found 6 % of the UI thread in that `open`).
+    reading an open file again costs a tenth of opening it each frame (1.3 against 10 µs).
     """
 
     def __init__(self, schedstat: str = SCHEDSTAT) -> None:

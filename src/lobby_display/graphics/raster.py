@@ -166,9 +166,9 @@ def rasterise(
 def place_ink(
     label: str, width: int, height: int, cjk_locale: str = "", max_size: int = 0
 ) -> PlacedInk | None:
-    """What `rasterise` draws, as the ink and its place in the box: the picture of a call is
-    encoded from its ink alone, and a box of paper made for each call cost more than the
-    ink on a slow host (a fresh image of the box's size to fill, then to search for the ink)."""
+    """What `rasterise` draws, as the ink and its place in the box: a call's sixel picture is
+    encoded from its ink alone (`sixel.encode_ink`), so no box of paper is made for it only to
+    be searched for the ink again."""
     found = _text_and_font(label, width, height, cjk_locale)
     return None if found is None else _place_ink(*found, width, height, max_size)
 
