@@ -202,6 +202,7 @@ def _size(text: str) -> tuple[int, int]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of `lobby-display` and `python -m lobby_display`."""
     frames.compose_promptly()
+    frames.write_promptly()
     args = build_parser().parse_args(argv)
     try:
         return _dispatch(args)

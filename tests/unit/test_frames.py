@@ -18,9 +18,11 @@ from lobby_display.frames import (
     FASTEST,
     QUIET,
     SCHEDSTAT,
+    WRITE_HANDOVER,
     BusyClock,
     FramePacer,
     compose_promptly,
+    write_promptly,
 )
 
 
@@ -142,16 +144,35 @@ def test_textual_composes_a_drawn_frame_promptly_unless_told_otherwise() -> None
     assert told == {"TEXTUAL_FPS": "30"}
 
 
-def test_the_display_runs_with_textuals_compose_rate_raised() -> None:
+def test_the_writer_thread_waits_at_most_a_short_turn_for_the_interpreter() -> None:
+    # Python's own turn is 5 ms: a composed frame waited that long, several times, to be
+    # written while the UI thread went on.
+    before = sys.getswitchinterval()
+    try:
+        sys.setswitchinterval(0.005)
+        write_promptly()
+        assert sys.getswitchinterval() == pytest.approx(WRITE_HANDOVER)
+        assert WRITE_HANDOVER <= 0.001
+        sys.setswitchinterval(WRITE_HANDOVER / 2)
+        write_promptly()
+        assert sys.getswitchinterval() == pytest.approx(WRITE_HANDOVER / 2)
+    finally:
+        sys.setswitchinterval(before)
+
+
+def test_the_display_runs_with_textuals_compose_rate_raised_and_short_turns() -> None:
     # The entry point runs first (here a check of a config that is not there), the screen's
     # code is imported after it, as in `run` and `demo`.
     code = (
+        "import sys\n"
         "import lobby_display.cli as cli\n"
         "cli.main(['check', '--config', '/nonexistent/lobby.toml'])\n"
-        "import textual.constants as c; print(c.MAX_FPS)"
+        "import textual.constants as c; print(c.MAX_FPS, sys.getswitchinterval())"
     )
     env = {k: v for k, v in os.environ.items() if k != "TEXTUAL_FPS"}
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
     )
-    assert result.stdout.strip() == str(COMPOSE_FPS)
+    fps, turn = result.stdout.split()
+    assert fps == str(COMPOSE_FPS)
+    assert float(turn) == pytest.approx(WRITE_HANDOVER)
