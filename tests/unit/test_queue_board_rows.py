@@ -14,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from lobby_display.widgets.drawn import DrawnCache
-from lobby_display.widgets.queue_board import CellKey, table_row_lines
+from lobby_display.widgets.table_row import CellKey, table_row_lines
 
 WORDS = [
     "Passports and ID cards",

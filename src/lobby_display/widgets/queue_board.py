@@ -12,8 +12,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import ClassVar, Final
 
-from rich.console import Console, ConsoleOptions
-from rich.padding import Padding
 from rich.segment import Segment
 from rich.style import Style
 from rich.table import Table
@@ -41,6 +39,7 @@ from lobby_display.views import (
 )
 from lobby_display.widgets.drawn import DrawnCache
 from lobby_display.widgets.panel import MAX_DRAWN_ROWS, UNKNOWN, LineKey, LinePanel, Shown
+from lobby_display.widgets.table_row import CellKey, table_row_lines
 
 #: Cells of the board kept drawn: every queue's name, status, hours and counts in each locale.
 MAX_DRAWN_CELLS: Final = 2048
@@ -165,68 +164,6 @@ def _first_type(
 ) -> AppointmentTypeView | None:
     """The appointment type whose first availability is the queue's."""
     return next((kind for kind in types if kind.first_availability == moment), None)
-
-
-#: One cell of the board drawn (its lines of segments), by its text, width, padding and style.
-CellKey = tuple[Hashable, ...]
-
-
-def table_row_lines(
-    console: Console,
-    options: ConsoleOptions,
-    cells: Sequence[Text],
-    widths: Sequence[int],
-    style: Style,
-    *,
-    header: bool,
-    drawn_cells: DrawnCache[CellKey, list[list[Segment]]] | None = None,
-) -> list[list[Segment]] | None:
-    """One row of the board's table, drawn as Rich's `Table` draws it, without measuring it.
-
-    The table has no borders, one cell of padding between columns and none at the edges, and
-    columns of fixed `widths` that cut their text with an ellipsis; headings sit at the bottom
-    of their row, cells at the top. Each cell goes through the same Rich calls as in the table;
-    what is skipped is the table's measuring of every cell (most of a row's cost). None when the
-    columns are wider than `options` allow: Rich would then share the width out.
-
-    Cells already drawn with the same console are taken from `drawn_cells`: a queue's name,
-    status and hours stay the same while its waiting count changes, and come back with their
-    locale at each rotation.
-    """
-    count = len(cells)
-    padded = [width + (index > 0) + (index < count - 1) for index, width in enumerate(widths)]
-    if sum(padded) > options.max_width:
-        return None
-    drawn = []
-    for index, (text, width) in enumerate(zip(cells, padded, strict=True)):
-        padding = (0, 1 if index < count - 1 else 0, 0, 1 if index > 0 else 0)
-        key: CellKey = (
-            text.plain,
-            text.style,
-            tuple(text.spans),
-            text.justify,
-            text.overflow,
-            text.no_wrap,
-            width,
-            padding,
-            style,
-        )
-        lines = drawn_cells.get(key) if drawn_cells is not None else None
-        if lines is None:
-            cell_options = options.update(
-                width=width, justify="left", no_wrap=True, overflow="ellipsis", height=None
-            )
-            lines = console.render_lines(Padding(text, padding), cell_options, style=style)
-            if drawn_cells is not None:
-                drawn_cells.set(key, lines)
-        drawn.append(lines)
-    height = max(len(lines) for lines in drawn)
-    align = Segment.align_bottom if header else Segment.align_top
-    shaped = [
-        Segment.set_shape(align(lines, width, height, style), width, height)
-        for lines, width in zip(drawn, padded, strict=True)
-    ]
-    return [[segment for lines in shaped for segment in lines[y]] for y in range(height)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -541,6 +478,5 @@ __all__ = [
     "QueueBoardText",
     "availability_text",
     "queue_rows",
-    "table_row_lines",
     "waiting_text",
 ]

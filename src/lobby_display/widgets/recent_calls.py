@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from typing import ClassVar, Final
 
 from rich.cells import cell_len
+from rich.segment import Segment
+from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 from textual.geometry import Size
@@ -18,7 +20,9 @@ from textual.strip import Strip
 
 from lobby_display import strings
 from lobby_display.views import CallView, HealthView
+from lobby_display.widgets.drawn import DrawnCache
 from lobby_display.widgets.panel import UNKNOWN, LineKey, LinePanel, Shown
+from lobby_display.widgets.table_row import CellKey, table_row_lines
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +32,11 @@ class RecentCallRow:
     label: str
     counter: str
     time: str
+
+    @property
+    def texts(self) -> tuple[str, str, str]:
+        """Label, counter and time."""
+        return self.label, self.counter, self.time
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +79,10 @@ LABEL_WIDTH: Final = 6
 
 #: Calls listed when nothing says how many (the default of `display.recent_calls`).
 DEFAULT_CAPACITY: Final = 6
+#: Cells kept drawn: labels, counters and times of the calls listed, in each locale.
+MAX_DRAWN_CELLS: Final = 256
+#: Cells of padding between the three columns (one on each side of the counter's).
+_PADDING: Final = 4
 
 
 class RecentCallsPanel(LinePanel[RecentCallsText, _Line, _Columns]):
@@ -113,6 +126,9 @@ class RecentCallsPanel(LinePanel[RecentCallsText, _Line, _Columns]):
         super().__init__(id=id, classes=classes)
         self._capacity = -1
         self.capacity = capacity
+        # Each cell drawn, for the lines that share it: a call's label and time stay the same
+        # in each locale, and come back at each rotation.
+        self._drawn_cells: DrawnCache[CellKey, list[list[Segment]]] = DrawnCache(MAX_DRAWN_CELLS)
 
     @property
     def capacity(self) -> int:
@@ -192,15 +208,36 @@ class RecentCallsPanel(LinePanel[RecentCallsText, _Line, _Columns]):
         return lines, columns
 
     def draw_row(self, row: _Line, layout: _Columns) -> list[Strip]:
-        """The headings, or one call (the newest in the latest style)."""
-        heading = self.get_component_rich_style("recent-calls--heading", partial=True)
+        """The headings, or one call (the newest in the latest style), as the panel's table
+        (`table`) draws it, without the table measuring its cells again, and the cells kept
+        (a rotation redraws every line; each a table measured again was most of that frame)."""
+        width = self.size.width
+        counter = width - layout.label - layout.time - _PADDING
+        if counter >= 1:
+            options = self.app.console_options.update(highlight=False, width=width)
+            lines = table_row_lines(
+                self.app.console,
+                options,
+                self._cells(row, layout),
+                (layout.label, counter, layout.time),
+                self._row_style(row),
+                header=row.call is None,
+                drawn_cells=self._drawn_cells,
+            )
+            if lines is not None:
+                base = self.visual_style.rich_style
+                return [Strip(Segment.apply_style(line, base)) for line in lines]
+        return self.render_rows(self.table(row, layout))
+
+    def table(self, row: _Line, layout: _Columns) -> Table:
+        """The line as a table of its own: label, counter (the rest of the width) and time."""
         table = Table(
             box=None,
             expand=True,
             show_edge=False,
             pad_edge=False,
             padding=(0, 1),
-            header_style=heading,
+            header_style=self._row_style(_HEADINGS),
             show_header=row.call is None,
         )
         headings = layout.headings
@@ -209,14 +246,23 @@ class RecentCallsPanel(LinePanel[RecentCallsText, _Line, _Columns]):
         table.add_column(Text(headings[2]), width=layout.time, justify="right", no_wrap=True)
         call = row.call
         if call is not None:
-            style = self.get_component_rich_style("recent-calls--latest", partial=True)
             table.add_row(
-                Text(call.label),
-                Text(call.counter),
-                Text(call.time),
-                style=style if row.latest else None,
+                Text(call.label), Text(call.counter), Text(call.time), style=self._row_style(row)
             )
-        return self.render_rows(table)
+        return table
+
+    def _cells(self, row: _Line, layout: _Columns) -> list[Text]:
+        """The label, counter and time of the line (the headings of the headings' line)."""
+        label, counter, time = layout.headings if row.call is None else row.call.texts
+        return [Text(label), Text(counter), Text(time, justify="right")]
+
+    def _row_style(self, row: _Line) -> Style:
+        """The headings' style, the latest call's, or none."""
+        if row.call is None:
+            return self.get_component_rich_style("recent-calls--heading", partial=True)
+        if row.latest:
+            return self.get_component_rich_style("recent-calls--latest", partial=True)
+        return Style.null()
 
 
 __all__ = ["DEFAULT_CAPACITY", "RecentCallRow", "RecentCallsPanel", "RecentCallsText"]
