@@ -138,6 +138,9 @@ def test_a_slot_within_the_hour_reads_as_minutes_never_rounded_to_an_hour(
     text = LocaleText(locale, PARIS)
     assert plain(text.next_slot(NOW + timedelta(minutes=5), NOW)) == five
     assert plain(text.next_slot(NOW + timedelta(minutes=55), NOW)) == fifty_five
+    # Worded again (remembered): each delay keeps its own words.
+    assert plain(text.next_slot(NOW + timedelta(minutes=5), NOW)) == five
+    assert plain(text.next_slot(NOW + timedelta(minutes=55), NOW)) == fifty_five
 
 
 def test_minutes_are_rounded_up_and_an_hour_away_reads_as_a_time() -> None:
