@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -48,6 +49,23 @@ def _no_secrets_from_other_tests() -> Iterator[None]:
     yield
     redaction._known.clear()
     redaction._known.update(saved)
+
+
+#: Where X servers put their sockets (Xwayland, which cage and sway start).
+X11_SOCKETS = Path("/tmp/.X11-unix")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _x11_sockets_as_on_a_booted_system() -> None:
+    """/tmp/.X11-unix as a booted system has it (systemd-tmpfiles' x11.conf: root's, mode 1777).
+    On a new machine without it, the first compositor to start Xwayland (the kiosk chain's, as
+    its own user) made it that user's, and cage started later as `nobody` refused it ("not
+    owned by root or us") and exited. Only root can set it so; others keep what is there."""
+    if os.geteuid() != 0:
+        return
+    X11_SOCKETS.mkdir(mode=0o1777, exist_ok=True)
+    os.chown(X11_SOCKETS, 0, 0)
+    os.chmod(X11_SOCKETS, 0o1777)
 
 
 @pytest.fixture(scope="session")
