@@ -27,13 +27,18 @@ COMPOSE_FPS: Final = 240
 #: frame read on the terminal: p90 15 ms, p99 28-29 ms; at 0.5 ms, p90 7 ms, p99 10-13 ms).
 WRITE_HANDOVER: Final = 0.0005
 #: The share of the UI thread's time (running or waiting for a core) above which the UI no
-#: longer keeps up with its updates: the screen then holds nothing back behind the calls.
+#: longer keeps up with its updates (it is saturated): the screen then holds nothing back
+#: behind the calls, which only piled it onto later ones. At 0.85, issue 16's host at 100
+#: events/s, busy but not saturated, crossed it often, and a rotation's queue board went
+#: before calls that came with it (interleaved rounds, the latest such call against the
+#: others' p99: +33, +38, -30 ms at 0.85, +18, +5, -5 ms at 0.95; the saturated 48 ms host
+#: alike: +5, +16 and -2, +42 ms; docs/benchmarks.md, twelfth round).
 #: Frames are not spaced out at any load: spaced out to 20 Hz above this share, every call
 #: waited for its frame's turn and the work saved was small (issue 16's host at 100 events/s:
 #: p99 130 and 236 ms spaced, 109 and 141 ms not; the 48 ms host, saturated: p50 251 against
 #: 190 ms; docs/benchmarks.md, tenth round). Frames coalesce on their own on a busy UI: the
 #: updates that come while one is made are drawn together in the next.
-BUSY: Final = 0.85
+BUSY: Final = 0.95
 #: How fast the load is followed (the weight of the last frame's share).
 SMOOTHING: Final = 0.3
 #: A frame this long after the last says nothing of a burst's load: the old load is forgotten.

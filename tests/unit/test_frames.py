@@ -50,25 +50,28 @@ def busy_frames(pacer: FramePacer, share: float, count: int, start: float = 100.
     return now
 
 
-def test_a_busy_ui_no_longer_keeps_up_and_still_draws_sixty_frames_a_second() -> None:
+def test_a_saturated_ui_no_longer_keeps_up_and_still_draws_sixty_frames_a_second() -> None:
     pacer = FramePacer()
-    now = busy_frames(pacer, share=0.95, count=60)
+    now = busy_frames(pacer, share=1.0, count=60)
     assert pacer.load > BUSY
     assert not pacer.keeps_up
     # Not spaced out: a call waits for the rest of the interval at most.
     assert pacer.delay(now) <= FASTEST
 
 
-def test_a_lightly_loaded_ui_keeps_up() -> None:
+@pytest.mark.parametrize("share", [0.2, 0.9])
+def test_a_lightly_loaded_or_busy_ui_keeps_up(share: float) -> None:
+    # Busy is not saturated: at 100 events/s issue 16's host works 85 to 95 % of the time,
+    # and calls must still go before a rotation's queue board there.
     pacer = FramePacer()
-    busy_frames(pacer, share=0.2, count=60)
-    assert pacer.load == pytest.approx(0.2, abs=0.01)
+    busy_frames(pacer, share=share, count=60)
+    assert pacer.load == pytest.approx(share, abs=0.01)
     assert pacer.keeps_up
 
 
 def test_the_ui_keeps_up_again_when_the_burst_ends() -> None:
     pacer = FramePacer()
-    now = busy_frames(pacer, share=0.95, count=60)
+    now = busy_frames(pacer, share=1.0, count=60)
     assert not pacer.keeps_up
     busy_frames(pacer, share=0.05, count=60, start=now)
     assert pacer.keeps_up
