@@ -3,7 +3,7 @@ fresh its numbers are (reconnecting, out of date since 14:05, not available)."""
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import ClassVar, Final, Generic, Protocol, TypeVar
@@ -298,14 +298,16 @@ class LinePanel(Panel, Generic[ContentT, RowT, LayoutT]):
         widget's content (the panel's own style under each segment), one strip a line."""
         width = self.size.width if width is None else width
         options = self.app.console_options.update(highlight=False, width=width)
-        base = self.visual_style.rich_style
         segments = self.app.console.render(renderable, options)
-        return [
-            Strip(Segment.apply_style(line, base))
-            for line in Segment.split_and_crop_lines(
-                segments, width, include_new_lines=False, pad=False
-            )
-        ]
+        return self.strips(
+            Segment.split_and_crop_lines(segments, width, include_new_lines=False, pad=False)
+        )
+
+    def strips(self, lines: Iterable[list[Segment]]) -> list[Strip]:
+        """Lines of segments as strips, with the panel's own style under each segment (as
+        Textual draws a widget's content)."""
+        base = self.visual_style.rich_style
+        return [Strip(Segment.apply_style(line, base)) for line in lines]
 
     def render_line(self, y: int) -> Strip:
         """Line `y`: its row's line, drawn once and kept."""

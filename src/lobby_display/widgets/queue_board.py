@@ -428,8 +428,7 @@ class QueueBoard(LinePanel[QueueBoardText, _Line, _Drawing]):
         )
         if lines is None:  # wider than the group: Rich's table shares the width out
             return self.render_rows(self._table(queue_row), width)
-        base = self.visual_style.rich_style
-        return [Strip(Segment.apply_style(line, base)) for line in lines]
+        return self.strips(lines)
 
     def _texts(self, row: QueueRow | None) -> list[Text]:
         """The cells of `row` (None: the headings), one per column shown."""

@@ -210,7 +210,7 @@ class RecentCallsPanel(LinePanel[RecentCallsText, _Line, _Columns]):
     def draw_row(self, row: _Line, layout: _Columns) -> list[Strip]:
         """The headings, or one call (the newest in the latest style), as the panel's table
         (`table`) draws it, without the table measuring its cells again, and the cells kept
-        (a rotation redraws every line; each a table measured again was most of that frame)."""
+        (a rotation redraws every line; tables measured again were a fifth of that frame)."""
         width = self.size.width
         counter = width - layout.label - layout.time - _PADDING
         if counter >= 1:
@@ -225,8 +225,7 @@ class RecentCallsPanel(LinePanel[RecentCallsText, _Line, _Columns]):
                 drawn_cells=self._drawn_cells,
             )
             if lines is not None:
-                base = self.visual_style.rich_style
-                return [Strip(Segment.apply_style(line, base)) for line in lines]
+                return self.strips(lines)
         return self.render_rows(self.table(row, layout))
 
     def table(self, row: _Line, layout: _Columns) -> Table:
