@@ -3,6 +3,8 @@ the highlight ends on time, simultaneous calls share the space, the announcer he
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from lobby_display.app import LobbyApp
@@ -178,6 +180,51 @@ async def test_simultaneous_calls_share_the_space_newest_first() -> None:
                 assert not region.overlaps(other)
         # The announcer hears of them in the order they were made.
         assert [c.label for calls in recorder.calls for c in calls] == ["K017", "B050", "C010"]
+
+
+async def test_a_call_that_changes_the_number_of_cards_lays_the_screen_out_once() -> None:
+    """A layout redraws every card (several milliseconds a call on a small PC): the call that
+    adds a card, or leaves one alone, lays the screen out once, and its cards are in place
+    after it (Textual asked for a second layout after every widget it resized)."""
+    clock, source = Clock(), FakeSource()
+    app = calls_app(clock, source, highlight_seconds=8)
+    async with app.run_test(size=(160, 45)) as pilot:
+        panel = app.now_calling
+        source.push(call("t-k017", "K017", "q-pass", 2, clock.now))
+        await wait_for(pilot, lambda: [c.big.label for c in panel.shown_cards] == ["K017"])
+        for _ in range(3):
+            await pilot.pause()
+        layouts = 0
+        refresh_layout = app.screen._refresh_layout
+
+        def counted(*args: Any, **kwargs: Any) -> None:
+            nonlocal layouts
+            layouts += 1
+            refresh_layout(*args, **kwargs)
+
+        app.screen._refresh_layout = counted  # type: ignore[method-assign]
+        clock.advance(2)
+        source.push(call("t-b050", "B050", "q-civil", 1, clock.now))
+        await wait_for(pilot, lambda: "Please go to Desk 1" in screen_text(app))
+        for _ in range(5):
+            await pilot.pause()
+        cards = panel.shown_cards
+        assert [card.big.label for card in cards] == ["B050", "K017"]
+        assert layouts == 1, "two cards from one: one layout"
+        assert "Please go to Desk 2" in screen_text(app)
+        first, second = (card.region for card in cards)
+        assert panel.region.contains_region(first) and panel.region.contains_region(second)
+        assert not first.overlaps(second)
+        assert first.height == second.height, "the calls of one moment share the space"
+        layouts = 0
+        clock.advance(30)
+        source.push(call("t-c010", "C010", "q-residence", 4, clock.now))
+        await wait_for(pilot, lambda: "Please go to Desk 4" in screen_text(app))
+        for _ in range(5):
+            await pilot.pause()
+        assert [card.big.label for card in panel.shown_cards] == ["C010"]
+        assert layouts == 1, "one card from two: one layout"
+        assert panel.shown_cards[0].region.height > first.height
 
 
 async def test_many_calls_on_a_small_screen_stay_readable_newest_first() -> None:

@@ -28,6 +28,7 @@ from lobby_display.graphics.mosaic import mosaic
 from lobby_display.graphics.raster import fitted_size, place_ink
 from lobby_display.graphics.terminal import Graphics
 from lobby_display.widgets.drawn import DrawnCache
+from lobby_display.widgets.sized import sized_in_one_layout
 
 
 class BigLabel(Widget):
@@ -44,6 +45,7 @@ class BigLabel(Widget):
 
     label: reactive[str] = reactive("")
     """The text shown (a ticket label such as `K017`); drawn literally, never as markup."""
+    virtual_size = sized_in_one_layout()
 
     def __init__(
         self,

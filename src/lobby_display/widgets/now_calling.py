@@ -26,6 +26,7 @@ from lobby_display.graphics.terminal import Graphics
 from lobby_display.views import CallView, HealthView, NowCalling
 from lobby_display.widgets.big_label import BigLabel
 from lobby_display.widgets.panel import Panel, Shown
+from lobby_display.widgets.sized import sized_in_one_layout
 
 #: Most cards drawn at once (the board never highlights more calls than this together).
 MAX_CARDS = 6
@@ -79,6 +80,8 @@ class _Line(Widget):
         min-height: 1;
     }
     """
+
+    virtual_size = sized_in_one_layout()
 
     def __init__(self, classes: str, *, keeps_place: bool = False) -> None:
         super().__init__(classes=classes)
@@ -142,6 +145,7 @@ class CallCard(Vertical):
 
     highlighted: reactive[bool] = reactive(False)
     """True while the call is new (or recalled): the card stands out."""
+    virtual_size = sized_in_one_layout()
 
     def __init__(self) -> None:
         super().__init__()
