@@ -27,6 +27,8 @@ from rich.console import Console, RenderableType
 from textual.app import App, AutopilotCallbackType, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.driver import Driver
+from textual.drivers.linux_driver import LinuxDriver
 from textual.screen import Screen
 from textual.theme import Theme
 from textual.timer import Timer
@@ -40,6 +42,7 @@ from lobby_display.frames import BusyClock, FramePacer
 from lobby_display.graphics.raster import CJK_FACES
 from lobby_display.graphics.terminal import Graphics, TerminalAnswers, choose
 from lobby_display.i18n import LocaleRotation, LocaleText
+from lobby_display.kiosk_driver import KioskDriver
 from lobby_display.models import LOCALES
 from lobby_display.redaction import redact
 from lobby_display.updates import Call, Clock, FeedHealth, ReferenceData, Update, utc_now
@@ -395,6 +398,12 @@ class LobbyApp(App[None], inherit_bindings=False):
             with Vertical(id="info"):
                 yield self.queue_board
         yield self.status_line
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver for the platform, or `TEXTUAL_DRIVER`'s; in place of its Linux one,
+        the kiosk's, whose input thread sleeps while nobody types (`kiosk_driver`)."""
+        driver = super().get_driver_class()
+        return KioskDriver if driver is LinuxDriver else driver
 
     def on_mount(self) -> None:
         self._mounted = True

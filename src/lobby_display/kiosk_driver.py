@@ -1,0 +1,95 @@
+"""The terminal driver of the screen: Textual's, with an input thread that sleeps until a key.
+
+Textual's Linux driver (8.2.8) wakes ten times a second to look for keys, for a screen nobody
+types on: a third of a bare Textual clock's CPU (why: docs/architecture.md, the screen).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import selectors
+import threading
+import time
+from codecs import getincrementaldecoder
+from typing import Final
+
+from textual._parser import ParseError
+from textual._xterm_parser import XTermParser
+from textual.drivers.linux_driver import LinuxDriver
+
+#: Textual's own pace while keys come: how often a sequence cut short is looked at again.
+POLL_SECONDS: Final = 0.1
+#: How long after the last input the thread keeps Textual's pace, before it sleeps: longer
+#: than the wait for what follows an Escape (Textual's ESCDELAY, 0.1 s unless set).
+AWAKE_SECONDS: Final = 1.0
+
+
+class _WakingEvent(threading.Event):
+    """Textual's `exit_event`: setting it also wakes the input thread from its sleep."""
+
+    def __init__(self, wake: int) -> None:
+        super().__init__()
+        self._wake = wake
+
+    def set(self) -> None:
+        super().set()
+        # Closed once the screen has stopped: nothing is asleep to wake then.
+        with contextlib.suppress(OSError):
+            os.write(self._wake, b"x")
+
+
+class KioskDriver(LinuxDriver):
+    """Textual's Linux driver whose input thread sleeps until the terminal writes."""
+
+    def start_application_mode(self) -> None:
+        self._wake_read, self._wake_write = os.pipe()
+        self.exit_event = _WakingEvent(self._wake_write)
+        super().start_application_mode()  # type: ignore[no-untyped-call]
+
+    def stop_application_mode(self) -> None:
+        super().stop_application_mode()
+        os.close(self._wake_read)
+        os.close(self._wake_write)
+
+    def run_input_thread(self) -> None:
+        """Wait for input and dispatch events (as Textual's, but asleep while none comes)."""
+        selector = selectors.SelectSelector()
+        selector.register(self.fileno, selectors.EVENT_READ)
+        selector.register(self._wake_read, selectors.EVENT_READ)
+        parser = XTermParser(self._debug)
+        decode = getincrementaldecoder("utf-8")().decode
+        last_input = -AWAKE_SECONDS
+
+        def dispatch(ready: list[tuple[selectors.SelectorKey, int]], final: bool = False) -> None:
+            nonlocal last_input
+            for key, _ in ready:
+                if key.fd == self._wake_read:
+                    os.read(self._wake_read, 64)
+                    continue
+                data = decode(os.read(self.fileno, 4096), final=final)
+                if not data:
+                    # Standard input piped, or the terminal gone.
+                    break
+                last_input = time.monotonic()
+                for event in parser.feed(data):
+                    self.process_message(event)
+            for event in parser.tick():
+                self.process_message(event)
+
+        try:
+            while not self.exit_event.is_set():
+                awake = time.monotonic() - last_input < AWAKE_SECONDS
+                dispatch(selector.select(POLL_SECONDS if awake else None))
+            selector.unregister(self.fileno)
+            dispatch(selector.select(0), final=True)
+        finally:
+            selector.close()
+            try:
+                for _ in parser.feed(""):
+                    pass
+            except (EOFError, ParseError):
+                pass
+
+
+__all__ = ["AWAKE_SECONDS", "POLL_SECONDS", "KioskDriver"]
