@@ -7,7 +7,8 @@ pages (the order: docs/architecture.md, the screen); a queue is never split from
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import functools
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Final, Literal, NamedTuple
@@ -164,8 +165,20 @@ def _widest_line(text: str) -> int:
     return max(cell_len(line) for line in text.split("\n"))
 
 
-#: How wide a column's text is: (column, compact, hours on one line, heading) -> cells.
-_Measure = Callable[[Column, bool, bool, str], int]
+@dataclass(frozen=True, slots=True)
+class _Measure:
+    """How wide a column's text is, for some rows: their widest text in each of `_VARIANTS`.
+
+    Hashable, so the layouts that fit are worked out once per set of widths: an event changes
+    a number on the board, seldom a column's width, and the board is arranged at each event.
+    """
+
+    widest: tuple[int, ...]
+
+    def __call__(self, column: Column, compact: bool, inline: bool, heading: str) -> int:
+        """The cells `column` needs (compact waiting, hours on one line) under `heading`."""
+        key = (column, compact and column is Column.WAITING, inline and column is Column.TODAY)
+        return max(_widest_line(heading), self.widest[_VARIANT_INDEX[key]])
 
 
 #: The variants of a column whose width is measured: only the waiting column differs when
@@ -197,15 +210,9 @@ def _row_widths(row: QueueRow) -> tuple[int, ...]:
 def _measure(rows: Sequence[QueueRow]) -> _Measure:
     """The natural width of each column for `rows`."""
     widths = [row.widths for row in rows]
-    widest = (
-        [max(column) for column in zip(*widths, strict=True)] if widths else [0] * len(_VARIANTS)
-    )
-
-    def natural(column: Column, compact: bool, inline: bool, heading: str) -> int:
-        key = (column, compact and column is Column.WAITING, inline and column is Column.TODAY)
-        return max(_widest_line(heading), widest[_VARIANT_INDEX[key]])
-
-    return natural
+    if not widths:
+        return _Measure((0,) * len(_VARIANTS))
+    return _Measure(tuple(max(column) for column in zip(*widths, strict=True)))
 
 
 def column_layouts(
@@ -220,10 +227,15 @@ def column_layouts(
     the next slot. Only when nothing fits are names cut (with an ellipsis).
     """
     measure = _measure(rows)
-    return _fitting_layouts(measure, headings, width) or [_cut_names(measure, headings, width)]
+    return list(_fitting_layouts(measure, headings, width)) or [
+        _cut_names(measure, headings, width)
+    ]
 
 
-def _fitting_layouts(measure: _Measure, headings: ColumnTexts, width: int) -> list[ColumnLayout]:
+@functools.lru_cache(maxsize=64)
+def _fitting_layouts(
+    measure: _Measure, headings: ColumnTexts, width: int
+) -> tuple[ColumnLayout, ...]:
     """The layouts of `column_layouts` that fit without cutting names below `_NAME_WIDTH`."""
     wrapped = _wrapped(headings)
     layouts: list[ColumnLayout] = []
@@ -235,7 +247,7 @@ def _fitting_layouts(measure: _Measure, headings: ColumnTexts, width: int) -> li
             if layout is not None:
                 layouts.append(layout)
                 break
-    return layouts
+    return tuple(layouts)
 
 
 def _first_fit(
@@ -477,7 +489,7 @@ def arrange(
                 if Column.WAITING in layout.columns
             ]
         else:
-            layouts = _fitting_layouts(measure, headings, group_width) or [
+            layouts = list(_fitting_layouts(measure, headings, group_width)) or [
                 _cut_names(measure, headings, group_width)
             ]
         for layout in layouts:
