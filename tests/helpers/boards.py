@@ -401,6 +401,20 @@ class Clock:
         return self.now
 
 
+class Layouts:
+    """Counts the layouts of `app`'s screen from now on (a layout redraws every widget)."""
+
+    def __init__(self, app: App[Any]) -> None:
+        self.count = 0
+        refresh_layout = app.screen._refresh_layout
+
+        def counted(*args: Any, **kwargs: Any) -> None:
+            self.count += 1
+            refresh_layout(*args, **kwargs)
+
+        app.screen._refresh_layout = counted  # type: ignore[method-assign]
+
+
 @dataclass
 class Recorder:
     """Hooks that remember what the app told them."""

@@ -3,9 +3,8 @@ the highlight ends on time, simultaneous calls share the space, the announcer he
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
+from textual.pilot import Pilot
 
 from lobby_display.app import LobbyApp
 from lobby_display.graphics.mosaic import Mosaic
@@ -16,6 +15,7 @@ from lobby_display.widgets.now_calling import SIZE_MEMORY, CallCard
 from tests.helpers.boards import (
     Clock,
     FakeSource,
+    Layouts,
     Recorder,
     at,
     call,
@@ -182,6 +182,15 @@ async def test_simultaneous_calls_share_the_space_newest_first() -> None:
         assert [c.label for calls in recorder.calls for c in calls] == ["K017", "B050", "C010"]
 
 
+async def call_alone(app: LobbyApp, pilot: Pilot[None], source: FakeSource, clock: Clock) -> None:
+    """K017 called, alone on "now calling", and the screen settled."""
+    source.push(call("t-k017", "K017", "q-pass", 2, clock.now))
+    panel = app.now_calling
+    await wait_for(pilot, lambda: [c.big.label for c in panel.shown_cards] == ["K017"])
+    for _ in range(3):
+        await pilot.pause()
+
+
 async def test_a_call_that_changes_the_number_of_cards_lays_the_screen_out_once() -> None:
     """A layout redraws every card (several milliseconds a call on a small PC): the call that
     adds a card, or leaves one alone, lays the screen out once, and its cards are in place
@@ -190,19 +199,8 @@ async def test_a_call_that_changes_the_number_of_cards_lays_the_screen_out_once(
     app = calls_app(clock, source, highlight_seconds=8)
     async with app.run_test(size=(160, 45)) as pilot:
         panel = app.now_calling
-        source.push(call("t-k017", "K017", "q-pass", 2, clock.now))
-        await wait_for(pilot, lambda: [c.big.label for c in panel.shown_cards] == ["K017"])
-        for _ in range(3):
-            await pilot.pause()
-        layouts = 0
-        refresh_layout = app.screen._refresh_layout
-
-        def counted(*args: Any, **kwargs: Any) -> None:
-            nonlocal layouts
-            layouts += 1
-            refresh_layout(*args, **kwargs)
-
-        app.screen._refresh_layout = counted  # type: ignore[method-assign]
+        await call_alone(app, pilot, source, clock)
+        layouts = Layouts(app)
         clock.advance(2)
         source.push(call("t-b050", "B050", "q-civil", 1, clock.now))
         await wait_for(pilot, lambda: "Please go to Desk 1" in screen_text(app))
@@ -210,20 +208,20 @@ async def test_a_call_that_changes_the_number_of_cards_lays_the_screen_out_once(
             await pilot.pause()
         cards = panel.shown_cards
         assert [card.big.label for card in cards] == ["B050", "K017"]
-        assert layouts == 1, "two cards from one: one layout"
+        assert layouts.count == 1, "two cards from one: one layout"
         assert "Please go to Desk 2" in screen_text(app)
         first, second = (card.region for card in cards)
         assert panel.region.contains_region(first) and panel.region.contains_region(second)
         assert not first.overlaps(second)
         assert first.height == second.height, "the calls of one moment share the space"
-        layouts = 0
+        layouts.count = 0
         clock.advance(30)
         source.push(call("t-c010", "C010", "q-residence", 4, clock.now))
         await wait_for(pilot, lambda: "Please go to Desk 4" in screen_text(app))
         for _ in range(5):
             await pilot.pause()
         assert [card.big.label for card in panel.shown_cards] == ["C010"]
-        assert layouts == 1, "one card from two: one layout"
+        assert layouts.count == 1, "one card from two: one layout"
         assert panel.shown_cards[0].region.height > first.height
 
 
@@ -235,9 +233,7 @@ async def test_a_call_joining_the_one_on_screen_leaves_its_label_the_size_it_was
     app = calls_app(clock, source, highlight_seconds=8)
     async with app.run_test(size=(160, 45)) as pilot:
         panel = app.now_calling
-        source.push(call("t-k017", "K017", "q-pass", 2, clock.now))
-        await wait_for(pilot, lambda: [c.big.label for c in panel.shown_cards] == ["K017"])
-        await pilot.pause()
+        await call_alone(app, pilot, source, clock)
         alone = panel.shown_cards[0].big
         size_alone = alone._drawn_size(alone.graphics)
         height_alone = alone.size.height

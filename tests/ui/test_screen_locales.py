@@ -21,6 +21,7 @@ from lobby_display.models import Queue, keyed
 from lobby_display.updates import ReferenceData
 from tests.helpers.boards import (
     Clock,
+    Layouts,
     board_app,
     call,
     make_board,
@@ -296,15 +297,7 @@ async def test_a_rotation_redraws_the_screen_without_laying_it_out() -> None:
     notice, hidden once data came, kept taking each locale's sentence and laid it out."""
     clock = Clock()
     async with rotating(clock) as (app, pilot):
-        layouts = 0
-        refresh_layout = app.screen._refresh_layout
-
-        def counted(*args: Any, **kwargs: Any) -> None:
-            nonlocal layouts
-            layouts += 1
-            refresh_layout(*args, **kwargs)
-
-        app.screen._refresh_layout = counted  # type: ignore[method-assign]
+        layouts = Layouts(app)
         headings = []
         for _ in range(4):
             clock.advance(10)
@@ -313,7 +306,7 @@ async def test_a_rotation_redraws_the_screen_without_laying_it_out() -> None:
             await pilot.pause()
             headings.append(app.now_calling._heading)
         assert headings == ["Now calling", "Appel en cours"] * 2
-        assert layouts == 0
+        assert layouts.count == 0
 
 
 async def test_thai_dates_are_in_the_buddhist_era_and_thai_names_are_shown() -> None:
