@@ -6,7 +6,6 @@ types on: a third of a bare Textual clock's CPU (why: docs/architecture.md, the 
 
 from __future__ import annotations
 
-import contextlib
 import os
 import selectors
 import threading
@@ -30,27 +29,31 @@ class _WakingEvent(threading.Event):
 
     def __init__(self, wake: int) -> None:
         super().__init__()
-        self._wake = wake
+        self.wake = wake
+        """The pipe's end to write to; -1 once the screen has stopped (nothing to wake)."""
 
     def set(self) -> None:
         super().set()
-        # Closed once the screen has stopped: nothing is asleep to wake then.
-        with contextlib.suppress(OSError):
-            os.write(self._wake, b"x")
+        if self.wake >= 0:
+            os.write(self.wake, b"x")
 
 
 class KioskDriver(LinuxDriver):
     """Textual's Linux driver whose input thread sleeps until the terminal writes."""
 
     def start_application_mode(self) -> None:
-        self._wake_read, self._wake_write = os.pipe()
-        self.exit_event = _WakingEvent(self._wake_write)
+        self._wake_read, wake_write = os.pipe()
+        self._waking = _WakingEvent(wake_write)
+        self.exit_event = self._waking
         super().start_application_mode()  # type: ignore[no-untyped-call]
 
     def stop_application_mode(self) -> None:
         super().stop_application_mode()
-        os.close(self._wake_read)
-        os.close(self._wake_write)
+        # Once, and never written to after: a file descriptor closed may soon be another file's.
+        wake_write, self._waking.wake = self._waking.wake, -1
+        if wake_write >= 0:
+            os.close(self._wake_read)
+            os.close(wake_write)
 
     def run_input_thread(self) -> None:
         """Wait for input and dispatch events (as Textual's, but asleep while none comes)."""
