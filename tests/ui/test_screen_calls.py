@@ -225,29 +225,6 @@ async def test_a_call_that_changes_the_number_of_cards_lays_the_screen_out_once(
         assert panel.shown_cards[0].region.height > first.height
 
 
-async def test_a_call_joining_the_one_on_screen_leaves_its_label_the_size_it_was() -> None:
-    """On a screen where the cards' width sets the labels' size, the call on screen keeps its
-    size when a second call shares the space: it moves, and is neither redrawn a few pixels
-    smaller nor sent again as a new picture in the frame of the call."""
-    clock, source = Clock(), FakeSource()
-    app = calls_app(clock, source, highlight_seconds=8)
-    async with app.run_test(size=(160, 45)) as pilot:
-        panel = app.now_calling
-        await call_alone(app, pilot, source, clock)
-        alone = panel.shown_cards[0].big
-        size_alone = alone._drawn_size(alone.graphics)
-        height_alone = alone.size.height
-        clock.advance(2)
-        source.push(call("t-b050", "B050", "q-civil", 1, clock.now))
-        await wait_for(pilot, lambda: len(panel.shown_cards) == 2)
-        for _ in range(3):
-            await pilot.pause()
-        joined = panel.shown_cards[1].big
-        assert joined.label == "K017"
-        assert joined.size.height < height_alone, "the card is smaller"
-        assert joined._drawn_size(joined.graphics) == size_alone > 0
-
-
 async def test_many_calls_on_a_small_screen_stay_readable_newest_first() -> None:
     """Five calls at once on 80x24: each card keeps its label and counter; the newest is on."""
     clock, source = Clock(), FakeSource()

@@ -376,10 +376,8 @@ def shared_size(
 ) -> int:
     """The font size (pixels) at which all of `labels` fit their cards in `columns` columns of
     `width` x `height`, so the calls of one moment are drawn alike (a "C7" beside a "D0042" is
-    not twice its size), on a step of `SIZE_STEPS`. A single call too: where its card's width
-    sets its size, a call that joins it leaves it as it was (not a few pixels smaller, drawn
-    and sent again in the frame of that call); 0 (as large as it fits) without a size."""
-    if not labels or width <= 0 or height <= 0:
+    not twice its size); 0 (each as large as it fits) for a single call."""
+    if len(labels) <= 1 or width <= 0 or height <= 0:
         return 0
     box = _label_box(len(labels), columns, width, height)
     sizes = [_label_size(label, box, graphics) for label in labels]
