@@ -64,13 +64,13 @@ class KioskDriver(LinuxDriver):
         decode = getincrementaldecoder("utf-8")().decode
         last_input = -AWAKE_SECONDS
 
-        def dispatch(ready: list[tuple[selectors.SelectorKey, int]], final: bool = False) -> None:
+        def dispatch(ready: list[tuple[selectors.SelectorKey, int]]) -> None:
             nonlocal last_input
             for key, _ in ready:
                 if key.fd == self._wake_read:
                     os.read(self._wake_read, 64)
                     continue
-                data = decode(os.read(self.fileno, 4096), final=final)
+                data = decode(os.read(self.fileno, 4096))
                 if not data:
                     # Standard input piped, or the terminal gone.
                     break
@@ -84,8 +84,9 @@ class KioskDriver(LinuxDriver):
             while not self.exit_event.is_set():
                 awake = time.monotonic() - last_input < AWAKE_SECONDS
                 dispatch(selector.select(POLL_SECONDS if awake else None))
-            selector.unregister(self.fileno)
-            dispatch(selector.select(0), final=True)
+            # What the parser still holds (a lone Escape), as Textual's last look does.
+            for event in parser.tick():
+                self.process_message(event)
         finally:
             selector.close()
             try:

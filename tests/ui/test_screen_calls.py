@@ -4,7 +4,6 @@ the highlight ends on time, simultaneous calls share the space, the announcer he
 from __future__ import annotations
 
 import pytest
-from textual.pilot import Pilot
 
 from lobby_display.app import LobbyApp
 from lobby_display.graphics.mosaic import Mosaic
@@ -182,15 +181,6 @@ async def test_simultaneous_calls_share_the_space_newest_first() -> None:
         assert [c.label for calls in recorder.calls for c in calls] == ["K017", "B050", "C010"]
 
 
-async def call_alone(app: LobbyApp, pilot: Pilot[None], source: FakeSource, clock: Clock) -> None:
-    """K017 called, alone on "now calling", and the screen settled."""
-    source.push(call("t-k017", "K017", "q-pass", 2, clock.now))
-    panel = app.now_calling
-    await wait_for(pilot, lambda: [c.big.label for c in panel.shown_cards] == ["K017"])
-    for _ in range(3):
-        await pilot.pause()
-
-
 async def test_a_call_that_changes_the_number_of_cards_lays_the_screen_out_once() -> None:
     """A layout redraws every card (several milliseconds a call on a small PC): the call that
     adds a card, or leaves one alone, lays the screen out once, and its cards are in place
@@ -199,7 +189,10 @@ async def test_a_call_that_changes_the_number_of_cards_lays_the_screen_out_once(
     app = calls_app(clock, source, highlight_seconds=8)
     async with app.run_test(size=(160, 45)) as pilot:
         panel = app.now_calling
-        await call_alone(app, pilot, source, clock)
+        source.push(call("t-k017", "K017", "q-pass", 2, clock.now))
+        await wait_for(pilot, lambda: [c.big.label for c in panel.shown_cards] == ["K017"])
+        for _ in range(3):
+            await pilot.pause()
         layouts = Layouts(app)
         clock.advance(2)
         source.push(call("t-b050", "B050", "q-civil", 1, clock.now))
