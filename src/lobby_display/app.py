@@ -355,6 +355,8 @@ class LobbyApp(App[None], inherit_bindings=False):
         self._release_scheduled = False
         self._rotation_held = False
         """A rotation due waits for the frame of a call (see `tick`)."""
+        self._rotation_due_by = -math.inf
+        """When a held rotation goes whatever calls wait (`HOLD_LIMIT` after it was due)."""
         self._hold_timer: Timer | None = None
         self._collector = QuietCollector()
         self._collect_scheduled = False
@@ -527,13 +529,23 @@ class LobbyApp(App[None], inherit_bindings=False):
         now = self._clock()
         locale = self._rotation.current(now.timestamp())
         if locale != self._locale:
-            if self._locale and self._call_waiting and not self._rotation_held:
+            if not self._rotation_held:
+                self._rotation_due_by = time.monotonic() + HOLD_LIMIT
+            if self._locale and self._call_waiting and time.monotonic() < self._rotation_due_by:
                 # A call about to be drawn, or drawn and not shown yet, goes first in the
-                # locale it came in; the rotation (every text) comes a frame after it.
+                # locale it came in; the rotation (every text) comes a frame after it. So does
+                # a call drawn after that frame was made (a slow host's timers fire late).
                 self._rotation_held = True
             else:
                 # Not at once: the calls first, the queue board in the next frame (see
                 # `_redraw_pending`); a first locale (nothing shown yet) is drawn whole.
+                if self._rotation_held and self._hold_timer is not None:
+                    # A queue board held meanwhile (a page turn) follows the rotation's frame:
+                    # its limit counts from now, or both would come in one frame.
+                    self._hold_timer.stop()
+                    self._hold_timer = self.set_timer(
+                        HOLD_LIMIT, self._release_held, name="hold-limit"
+                    )
                 self._rotation_held = False
                 self._dirty.everything(at_once=not self._locale)
                 self._locale = locale
@@ -645,6 +657,11 @@ class LobbyApp(App[None], inherit_bindings=False):
         not shown yet, as a whole board is (`_hold`): each frame composes the screen, and on a
         busy small PC more frames cost more than the few rows a burst changes."""
         self._rows_later -= 1
+        if self._held is not None:
+            # A whole queue board is held behind a call: these rows come with it. Redrawn now,
+            # they would draw the whole board, into the call's frame.
+            self._held.join(later)
+            return
         self._dirty.join(later)
         if not held:
             again = self._dirty.later_parts()
