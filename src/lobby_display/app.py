@@ -18,7 +18,8 @@ import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime, tzinfo
+from datetime import UTC, datetime, timedelta, tzinfo
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar, Final
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -93,6 +94,9 @@ NETWORK_TURN: Final = 0.003
 #: The longest a whole queue board is held behind the calls' frames: a call whose redraw
 #: changed nothing on screen makes no frame to wait for.
 HOLD_LIMIT: Final = 0.25
+#: How long before a locale's turn the queue rows are worded in it (`_prepare_turn`): close
+#: enough that few queues change meanwhile, and not in the rotation's own redraw.
+PREPARE_AHEAD: Final = 0.5
 #: This long after the first data, what start-up made (modules, widgets, the first board) is
 #: set aside from garbage collection (`gc.freeze`): Python's full collections then look at what
 #: is made later only, pauses of 5 to 15 ms instead of 40 to 100 ms in the middle of a burst.
@@ -358,6 +362,8 @@ class LobbyApp(App[None], inherit_bindings=False):
         self._rotation_due_by = -math.inf
         """When a held rotation goes whatever calls wait (`HOLD_LIMIT` after it was due)."""
         self._hold_timer: Timer | None = None
+        self._prepared_turn = -math.inf
+        """The locale turn whose queue rows are worded ahead of it (`_prepare_turn`)."""
         self._collector = QuietCollector()
         self._collect_scheduled = False
         self._frames = 0
@@ -566,9 +572,34 @@ class LobbyApp(App[None], inherit_bindings=False):
             self._page_slot = slot
             self._dirty.queues = True  # the page turns with the queue rows' redraw
             self._dirty.whole = True
+        self._prepare_next_turn(now)
         self._redraw_pending()
         self._collect_later()  # a frame may not come: the clock changes once a minute
         self._call_hook("tick", self)
+
+    def _prepare_next_turn(self, now: datetime) -> None:
+        """Have the next locale's queue rows worded `PREPARE_AHEAD` before its turn, when
+        the turn is less than a second of ticks away."""
+        rotation = self._rotation
+        at = now.timestamp()
+        turn = rotation.next_turn(at)
+        if len(rotation.locales) < 2 or turn == self._prepared_turn or turn - at > 1.5:
+            return
+        self._prepared_turn = turn
+        moment = now + timedelta(seconds=turn - at)
+        delay = turn - at - PREPARE_AHEAD
+        if delay > 0:
+            self.set_timer(delay, partial(self._prepare_turn, moment), name="prepare-turn")
+        else:
+            self.call_later(self._prepare_turn, moment)
+
+    def _prepare_turn(self, moment: datetime) -> None:
+        """Word the queue rows in the locale whose turn comes at `moment`: its rotation then
+        words only the queues that changed since (`QueueBoard.prepare`)."""
+        locale = self._rotation.current(moment.timestamp())
+        if not self._drawable or not self._has_data or locale == self._locale:
+            return
+        self.queue_board.prepare(self.board.queues(), self._shown(moment, locale))
 
     def _schedule_redraw(self) -> None:
         """Coalesce a burst of updates: calls, header and status in the next frame the pacer
@@ -759,8 +790,8 @@ class LobbyApp(App[None], inherit_bindings=False):
         miss leaves the queue board in the call's frame, as without this)."""
         return self._frames == self._calls_drawn_after
 
-    def _shown(self, now: datetime) -> Shown:
-        locale = self._locale or self._rotation.current(now.timestamp())
+    def _shown(self, now: datetime, locale: str = "") -> Shown:
+        locale = locale or self._locale or self._rotation.current(now.timestamp())
         fallback = [self._place_locale] if self._place_locale else []
         fallback += [code for code in self._rotation.locales if code != locale]
         return Shown(self._texts[locale], now, tuple(fallback))

@@ -347,6 +347,10 @@ class LocaleRotation:
         """The locale on screen at `now`."""
         return self.locales[self.index(now)]
 
+    def next_turn(self, now: float) -> float:
+        """When the turn after the one at `now` begins (same clock as `now`)."""
+        return self.start + (self._slot(now) + 1) * self.period
+
 
 __all__ = [
     "BUDDHIST_ERA_OFFSET",

@@ -19,6 +19,7 @@ from lobby_display import app as app_module
 from lobby_display.app import LobbyApp
 from lobby_display.models import Queue, keyed
 from lobby_display.updates import ReferenceData
+from lobby_display.widgets import queue_board as queue_board_module
 from tests.helpers.boards import (
     Clock,
     Layouts,
@@ -377,6 +378,42 @@ async def test_a_call_drawn_after_the_frame_a_rotation_waited_for_goes_first_too
         await settled(app, pilot)
         text = screen_text(app)
         assert "R102" in text
+        assert [word for word in FRENCH if word in text] == []
+
+
+async def test_the_next_locales_queue_rows_are_worded_before_its_turn(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A rotation words every queue's numbers and times in the new locale, a third of its
+    redraw of the queue board: the screen words them half a second before the turn, and the
+    rotation words only the queues that changed since."""
+    clock = Clock()
+    async with rotating(clock) as (app, pilot):
+        worded: list[tuple[str, str]] = []
+        word = queue_board_module.queue_rows
+
+        def noted(queue: Any, shown: Any) -> Any:
+            worded.append((queue.queue_id, shown.text.locale))
+            return word(queue, shown)
+
+        monkeypatch.setattr(queue_board_module, "queue_rows", noted)
+        queues = {queue.queue_id for queue in app.board.queues()}
+        clock.advance(9.6)
+        app.tick()  # the turn is 0.4 s away
+        await until(lambda: len(worded) == len(queues))
+        assert set(worded) == {(queue, "en_US") for queue in queues}
+        assert app.shown_locale == "fr_FR"
+        worded.clear()
+        app.apply_update(waiting(queue_states(), "q-pass", 9))  # a queue changes meanwhile
+        await until(lambda: bool(worded))  # its row redrawn in French
+        clock.advance(0.4)
+        app.tick()
+        board = app.queue_board
+        await wait_for(
+            pilot, lambda: board.content is not None and board.content.heading == "Queues"
+        )
+        assert set(worded) == {("q-pass", "fr_FR"), ("q-pass", "en_US")}
+        text = screen_text(app)
         assert [word for word in FRENCH if word in text] == []
 
 

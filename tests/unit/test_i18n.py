@@ -343,6 +343,11 @@ def test_rotation_counts_its_periods_from_its_start() -> None:
     assert rotation.current(110) == "en_US"
     # Before the start (a clock reading from before the screen came up) it still answers.
     assert rotation.current(95) == "en_US"
+    # The next turn, whose rows the screen words ahead of it.
+    assert rotation.next_turn(100) == 110
+    assert rotation.next_turn(109.5) == 110
+    assert rotation.current(rotation.next_turn(109.5)) == "en_US"
+    assert rotation.next_turn(95) == 100
 
 
 def test_a_single_locale_never_changes() -> None:

@@ -43,6 +43,9 @@ from lobby_display.widgets.table_row import CellKey, table_row_lines
 
 #: Cells of the board kept drawn: every queue's name, status, hours and counts in each locale.
 MAX_DRAWN_CELLS: Final = 2048
+#: Locales and minutes whose rows the board keeps worded: the locales a place rotates come
+#: back with their rows, and the next turn's are worded ahead of it (`QueueBoard.prepare`).
+MAX_WORDED: Final = 4
 
 _STATUS_WORDS: Final = {
     QueueStatus.CLOSED: strings.CLOSED,
@@ -238,8 +241,9 @@ class QueueBoard(LinePanel[QueueBoardText, _Line, _Drawing]):
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self._arranged = BoardLayout.empty(1)
-        self._rows_by_queue: dict[str, tuple[QueueView, tuple[QueueRow, ...]]] = {}
-        self._rows_key: object = None
+        # The rows of each queue as worded in the last few locales and minutes (see
+        # `_queue_rows`), the newest last.
+        self._worded: dict[Hashable, dict[str, tuple[QueueView, tuple[QueueRow, ...]]]] = {}
         # Each row (None: the headings) drawn at the width of its group, for the lines that
         # show it.
         self._row_strips: DrawnCache[QueueRow | None, list[Strip]] = DrawnCache(MAX_DRAWN_ROWS)
@@ -269,10 +273,18 @@ class QueueBoard(LinePanel[QueueBoardText, _Line, _Drawing]):
             )
         )
 
+    def prepare(self, queues: Sequence[QueueView], shown: Shown) -> None:
+        """Word the rows of `queues` in `shown`'s locale and minute ahead of its turn: the
+        rotation to it then words only the queues that changed since (each queue's numbers and
+        times formatted anew were a third of a rotation's redraw of the board)."""
+        if not self.withdrawn:
+            self._queue_rows(queues, shown)
+
     def _queue_rows(
         self, queues: Sequence[QueueView], shown: Shown
     ) -> tuple[tuple[QueueRow, ...], ...]:
-        """The rows of each queue; a queue that did not change keeps its rows of this minute.
+        """The rows of each queue; a queue that did not change keeps its rows of this locale
+        and minute (the rows of the last few locales and minutes are kept).
 
         Relative times ("in 12 min") are worded to the minute, as between two minutes of a
         quiet screen; formatting every queue's numbers and times for each event was the largest
@@ -280,9 +292,8 @@ class QueueBoard(LinePanel[QueueBoardText, _Line, _Drawing]):
         """
         minute = shown.now.replace(second=0, microsecond=0)
         key = (id(shown.text), shown.fallback, minute)
-        known = self._rows_by_queue if key == self._rows_key else {}
-        self._rows_key = key
-        self._rows_by_queue = {}
+        known = self._worded.pop(key, {})
+        worded: dict[str, tuple[QueueView, tuple[QueueRow, ...]]] = {}
         groups = []
         for queue in queues:
             before = known.get(queue.queue_id)
@@ -290,8 +301,11 @@ class QueueBoard(LinePanel[QueueBoardText, _Line, _Drawing]):
                 rows = before[1]
             else:
                 rows = queue_rows(queue, shown)
-            self._rows_by_queue[queue.queue_id] = (queue, rows)
+            worded[queue.queue_id] = (queue, rows)
             groups.append(rows)
+        self._worded[key] = worded
+        while len(self._worded) > MAX_WORDED:
+            del self._worded[next(iter(self._worded))]
         return tuple(groups)
 
     def watch_page_slot(self) -> None:
