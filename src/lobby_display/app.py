@@ -562,12 +562,7 @@ class LobbyApp(App[None], inherit_bindings=False):
             self._dirty.header = self._dirty.queues = self._dirty.calls = True
             self._dirty.status = True
         self._catch_up(now)
-        # Pages turn when every locale has had its turn, counted from the first page.
-        period = self._rotation.period * len(self._rotation.locales)
-        turn = math.floor(now.timestamp() / period)
-        if self._page_origin is None:
-            self._page_origin = turn
-        slot = turn - self._page_origin
+        slot = self._page_slot_at(now.timestamp())
         if slot != self._page_slot:
             self._page_slot = slot
             self._dirty.queues = True  # the page turns with the queue rows' redraw
@@ -576,6 +571,15 @@ class LobbyApp(App[None], inherit_bindings=False):
         self._redraw_pending()
         self._collect_later()  # a frame may not come: the clock changes once a minute
         self._call_hook("tick", self)
+
+    def _page_slot_at(self, moment: float) -> int:
+        """The queue board's page slot at `moment`: pages turn when every locale has had its
+        turn, counted from the first page."""
+        period = self._rotation.period * len(self._rotation.locales)
+        turn = math.floor(moment / period)
+        if self._page_origin is None:
+            self._page_origin = turn
+        return turn - self._page_origin
 
     def _prepare_next_turn(self, now: datetime) -> None:
         """Have the next locale's queue rows worded `PREPARE_AHEAD` before its turn, when
@@ -594,12 +598,15 @@ class LobbyApp(App[None], inherit_bindings=False):
             self.call_later(self._prepare_turn, moment)
 
     def _prepare_turn(self, moment: datetime) -> None:
-        """Word the queue rows in the locale whose turn comes at `moment`: its rotation then
-        words only the queues that changed since (`QueueBoard.prepare`)."""
-        locale = self._rotation.current(moment.timestamp())
+        """Word and draw the queue rows in the locale whose turn comes at `moment`, on the
+        page it shows: its rotation then words and draws only the queues that changed since
+        (`QueueBoard.prepare`)."""
+        at = moment.timestamp()
+        locale = self._rotation.current(at)
         if not self._drawable or not self._has_data or locale == self._locale:
             return
-        self.queue_board.prepare(self.board.queues(), self._shown(moment, locale))
+        shown = self._shown(moment, locale)
+        self.queue_board.prepare(self.board.queues(), shown, self._page_slot_at(at))
 
     def _schedule_redraw(self) -> None:
         """Coalesce a burst of updates: calls, header and status in the next frame the pacer

@@ -381,40 +381,60 @@ async def test_a_call_drawn_after_the_frame_a_rotation_waited_for_goes_first_too
         assert [word for word in FRENCH if word in text] == []
 
 
-async def test_the_next_locales_queue_rows_are_worded_before_its_turn(
+async def test_the_next_locales_queue_rows_are_drawn_before_its_turn(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """A rotation words every queue's numbers and times in the new locale, a third of its
-    redraw of the queue board: the screen words them half a second before the turn, and the
-    rotation words only the queues that changed since."""
+    """A rotation words every queue's numbers and times in the new locale and draws every line
+    of the queue board again, the costliest part of its frames: the screen words and draws
+    them half a second before the turn, and the rotation does it again only for the queues
+    that changed since."""
     clock = Clock()
     async with rotating(clock) as (app, pilot):
         worded: list[tuple[str, str]] = []
+        english: dict[str, set[str]] = {}
         word = queue_board_module.queue_rows
 
         def noted(queue: Any, shown: Any) -> Any:
+            rows = word(queue, shown)
             worded.append((queue.queue_id, shown.text.locale))
-            return word(queue, shown)
+            english.setdefault(queue.queue_id, set()).update(row.name for row in rows)
+            return rows
+
+        drawn: list[str | None] = []
+        draw = queue_board_module.QueueBoard._draw_row
+
+        def drew(board: Any, row: Any, arranged: Any) -> Any:
+            drawn.append(None if row is None else row.name)
+            return draw(board, row, arranged)
 
         monkeypatch.setattr(queue_board_module, "queue_rows", noted)
+        monkeypatch.setattr(queue_board_module.QueueBoard, "_draw_row", drew)
         queues = {queue.queue_id for queue in app.board.queues()}
         clock.advance(9.6)
         app.tick()  # the turn is 0.4 s away
         await until(lambda: len(worded) == len(queues))
         assert set(worded) == {(queue, "en_US") for queue in queues}
+        assert None in drawn, "the English headings drawn ahead"
+        assert len(drawn) > len(queues)
         assert app.shown_locale == "fr_FR"
         worded.clear()
         app.apply_update(waiting(queue_states(), "q-pass", 9))  # a queue changes meanwhile
         await until(lambda: bool(worded))  # its row redrawn in French
+        await pilot.pause()
+        drawn.clear()
         clock.advance(0.4)
         app.tick()
         board = app.queue_board
         await wait_for(
             pilot, lambda: board.content is not None and board.content.heading == "Queues"
         )
+        await pilot.pause()
         assert set(worded) == {("q-pass", "fr_FR"), ("q-pass", "en_US")}
+        assert drawn, "the queue that changed drawn again"
+        assert set(drawn) <= english["q-pass"], drawn
         text = screen_text(app)
         assert [word for word in FRENCH if word in text] == []
+        assert "Passports and ID" in text
 
 
 async def test_a_rotation_redraws_the_screen_without_laying_it_out() -> None:

@@ -203,6 +203,9 @@ class LinePanel(Panel, Generic[ContentT, RowT, LayoutT]):
         self._row_layout: LayoutT | _Message | None = None
         self._drawn: DrawnCache[RowT | _Message, list[Strip]] = DrawnCache(MAX_DRAWN_ROWS)
         self._drawn_with: Hashable = None
+        # Rows drawn ahead with another layout (`drawn_for`), and what with.
+        self._drawn_ahead: DrawnCache[RowT | _Message, list[Strip]] = DrawnCache(MAX_DRAWN_ROWS)
+        self._drawn_ahead_with: Hashable = None
 
     # --- what a subclass says --------------------------------------------------------------
 
@@ -309,12 +312,28 @@ class LinePanel(Panel, Generic[ContentT, RowT, LayoutT]):
         base = self.visual_style.rich_style
         return [Strip(Segment.apply_style(line, base)) for line in lines]
 
+    def drawn_for(self, layout: LayoutT) -> DrawnCache[RowT | _Message, list[Strip]]:
+        """Where to keep rows drawn ahead with `layout` (at the current width and styles), to
+        be shown once the content comes with that layout (a locale's turn, say)."""
+        drawn_with = (layout, self.size.width, self.visual_style.rich_style, self.app.theme)
+        if drawn_with == self._drawn_with:
+            return self._drawn
+        if drawn_with != self._drawn_ahead_with:
+            self._drawn_ahead.clear()
+            self._drawn_ahead_with = drawn_with
+        return self._drawn_ahead
+
     def render_line(self, y: int) -> Strip:
         """Line `y`: its row's line, drawn once and kept."""
         styles = self.visual_style.rich_style
         drawn_with = (self._row_layout, self.size.width, styles, self.app.theme)
         if drawn_with != self._drawn_with:
-            self._drawn.clear()
+            if drawn_with == self._drawn_ahead_with:
+                # The rows drawn ahead for this layout (`drawn_for`) become those on screen.
+                self._drawn, self._drawn_ahead = self._drawn_ahead, self._drawn
+                self._drawn_ahead_with = self._drawn_with
+            else:
+                self._drawn.clear()
             self._drawn_with = drawn_with
         if y < len(self._line_keys):
             row, index = self._line_keys[y]
@@ -328,7 +347,7 @@ class LinePanel(Panel, Generic[ContentT, RowT, LayoutT]):
 
     def notify_style_update(self) -> None:
         # A new theme or freshness changes the colours the rows were drawn with.
-        self._drawn_with = None
+        self._drawn_with = self._drawn_ahead_with = None
         super().notify_style_update()
 
 

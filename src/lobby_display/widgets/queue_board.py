@@ -261,24 +261,30 @@ class QueueBoard(LinePanel[QueueBoardText, _Line, _Drawing]):
         self.show_content(
             QueueBoardText(
                 heading=text.text(strings.QUEUES),
-                headings=ColumnTexts(
-                    name=text.text(strings.QUEUE),
-                    status=text.text(strings.STATUS),
-                    waiting=text.text(strings.WAITING),
-                    next_available=text.text(strings.NEXT_AVAILABLE),
-                    today=text.text(strings.TODAY),
-                ),
+                headings=_column_headings(shown),
                 groups=groups,
                 empty=self.empty_text(shown, strings.NO_QUEUES),
             )
         )
 
-    def prepare(self, queues: Sequence[QueueView], shown: Shown) -> None:
-        """Word the rows of `queues` in `shown`'s locale and minute ahead of its turn: the
-        rotation to it then words only the queues that changed since (each queue's numbers and
-        times formatted anew were a third of a rotation's redraw of the board)."""
-        if not self.withdrawn:
-            self._queue_rows(queues, shown)
+    def prepare(self, queues: Sequence[QueueView], shown: Shown, page_slot: int) -> None:
+        """Word and draw the rows of `queues` in `shown`'s locale and minute, on the page of
+        `page_slot`, ahead of their turn: the rotation to it then words and draws only the
+        queues that changed since. Wording each queue's numbers and times was a third of a
+        rotation's redraw of the board, and drawing its lines half of the frame after."""
+        width, height = self.content_size
+        if self.withdrawn or not width:
+            return
+        groups = self._queue_rows(queues, shown)
+        if not groups:
+            return
+        arranged = arrange(_column_headings(shown), groups, width, height)
+        keys, drawing = self._lines_of(arranged, page_slot % len(arranged.pages))
+        drawn = self.drawn_for(drawing)
+        row_strips: dict[QueueRow | None, list[Strip]] = {}
+        for line, _ in keys:
+            if drawn.get(line) is None:
+                drawn.set(line, self._draw_line(line, drawing, arranged, row_strips))
 
     def _queue_rows(
         self, queues: Sequence[QueueView], shown: Shown
@@ -366,10 +372,16 @@ class QueueBoard(LinePanel[QueueBoardText, _Line, _Drawing]):
         """
         if not content.groups:
             return None
-        arranged = self._arranged
+        keys, drawing = self._lines_of(self._arranged, self.page)
+        self._lines = len(keys)
+        return keys, drawing
+
+    @staticmethod
+    def _lines_of(arranged: BoardLayout, page: int) -> tuple[list[LineKey[_Line]], _Drawing]:
+        """The lines of `page` of the rows `arranged`, and what they are drawn with."""
         layout = arranged.columns
         groups: list[list[tuple[QueueRow | None, int]]] = []
-        for rows in arranged.pages[self.page]:
+        for rows in arranged.pages[page]:
             lines: list[tuple[QueueRow | None, int]] = []
             if rows:
                 lines += [(None, y) for y in range(layout.header_lines)]
@@ -381,11 +393,21 @@ class QueueBoard(LinePanel[QueueBoardText, _Line, _Drawing]):
             (_Line(tuple(lines[y] if y < len(lines) else None for lines in groups)), 0)
             for y in range(height)
         ]
-        self._lines = len(keys)
         return keys, _Drawing(layout, arranged.group_width, arranged.side_by_side)
 
     def draw_row(self, row: _Line, layout: _Drawing) -> list[Strip]:
         """One line of the board: each group's part of it, a rule between two groups."""
+        return self._draw_line(row, layout, self._arranged, None)
+
+    def _draw_line(
+        self,
+        row: _Line,
+        layout: _Drawing,
+        arranged: BoardLayout,
+        row_strips: dict[QueueRow | None, list[Strip]] | None,
+    ) -> list[Strip]:
+        """One line of the board drawn with `arranged`; its rows' lines kept in `row_strips`
+        (None: the board's own store, for the rows on screen)."""
         width = layout.group_width
         base = self.visual_style.rich_style
         rule = Strip([Segment(" │ ", base + self._style("rule"))])
@@ -397,7 +419,12 @@ class QueueBoard(LinePanel[QueueBoardText, _Line, _Drawing]):
                 parts.append(Strip.blank(width, base))
                 continue
             key, y = part
-            strips = self._strips(key)
+            if row_strips is None:
+                strips = self._strips(key)
+            elif key in row_strips:
+                strips = row_strips[key]
+            else:
+                strips = row_strips[key] = self._draw_row(key, arranged)
             strip = strips[y] if y < len(strips) else Strip.blank(width, base)
             parts.append(strip.crop_extend(0, width, base))
         return [Strip.join(parts)]
@@ -417,7 +444,7 @@ class QueueBoard(LinePanel[QueueBoardText, _Line, _Drawing]):
             self._row_strips_with = drawn_with
         strips = self._row_strips.get(row)
         if strips is None:
-            strips = self._draw_row(row)
+            strips = self._draw_row(row, self._arranged)
             self._row_strips.set(row, strips)
         return strips
 
@@ -426,27 +453,27 @@ class QueueBoard(LinePanel[QueueBoardText, _Line, _Drawing]):
         self._row_strips_with = None
         super().notify_style_update()
 
-    def _draw_row(self, queue_row: QueueRow | None) -> list[Strip]:
+    def _draw_row(self, queue_row: QueueRow | None, arranged: BoardLayout) -> list[Strip]:
         """The headings (None), or one row of the board, at the width of a group."""
-        width = self._arranged.group_width
+        width = arranged.group_width
         options = self.app.console_options.update(highlight=False, width=width)
         header = queue_row is None
+        layout = arranged.columns
         lines = table_row_lines(
             self.app.console,
             options,
-            self._texts(queue_row),
-            self._arranged.columns.widths,
+            self._texts(queue_row, layout),
+            layout.widths,
             self._style("heading") if header else Style.null(),
             header=header,
             drawn_cells=self._drawn_cells,
         )
         if lines is None:  # wider than the group: Rich's table shares the width out
-            return self.render_rows(self._table(queue_row), width)
+            return self.render_rows(self._table(queue_row, layout), width)
         return self.strips(lines)
 
-    def _texts(self, row: QueueRow | None) -> list[Text]:
-        """The cells of `row` (None: the headings), one per column shown."""
-        layout = self._arranged.columns
+    def _texts(self, row: QueueRow | None, layout: ColumnLayout) -> list[Text]:
+        """The cells of `row` (None: the headings), one per column of `layout`."""
         if row is None:
             return [Text(heading) for heading in layout.headings]
         pick = self._style
@@ -462,9 +489,8 @@ class QueueBoard(LinePanel[QueueBoardText, _Line, _Drawing]):
                 texts.append(Text(cells.of(column), style=pick("sub") if row.sub else Style()))
         return texts
 
-    def _table(self, row: QueueRow | None) -> Table:
-        """A table of the page's columns holding `row` alone, or the headings alone (None)."""
-        layout = self._arranged.columns
+    def _table(self, row: QueueRow | None, layout: ColumnLayout) -> Table:
+        """A table of `layout`'s columns holding `row` alone, or the headings alone (None)."""
         table = Table(
             box=None,
             expand=False,
@@ -477,13 +503,25 @@ class QueueBoard(LinePanel[QueueBoardText, _Line, _Drawing]):
         for heading, width in zip(layout.headings, layout.widths, strict=True):
             table.add_column(Text(heading), width=width, no_wrap=True, overflow="ellipsis")
         if row is not None:
-            table.add_row(*self._texts(row))
+            table.add_row(*self._texts(row, layout))
         return table
 
     def _style(self, name: str) -> Style:
         if name == "unknown":
             name = "closed"
         return self.get_component_rich_style(f"queue-board--{name}", partial=True)
+
+
+def _column_headings(shown: Shown) -> ColumnTexts:
+    """The column headings in `shown`'s locale."""
+    text = shown.text
+    return ColumnTexts(
+        name=text.text(strings.QUEUE),
+        status=text.text(strings.STATUS),
+        waiting=text.text(strings.WAITING),
+        next_available=text.text(strings.NEXT_AVAILABLE),
+        today=text.text(strings.TODAY),
+    )
 
 
 __all__ = [
