@@ -533,28 +533,7 @@ class LobbyApp(App[None], inherit_bindings=False):
         Runs every second (and from tests, with a fixed clock moved by hand).
         """
         now = self._clock()
-        locale = self._rotation.current(now.timestamp())
-        if locale != self._locale:
-            if not self._rotation_held:
-                self._rotation_due_by = time.monotonic() + HOLD_LIMIT
-            if self._locale and self._call_waiting and time.monotonic() < self._rotation_due_by:
-                # A call about to be drawn, or drawn and not shown yet, goes first in the
-                # locale it came in; the rotation (every text) comes a frame after it. So does
-                # a call drawn after that frame was made (a slow host's timers fire late).
-                self._rotation_held = True
-            else:
-                # Not at once: the calls first, the queue board in the next frame (see
-                # `_redraw_pending`); a first locale (nothing shown yet) is drawn whole.
-                if self._rotation_held and self._hold_timer is not None:
-                    # A queue board held meanwhile (a page turn) follows the rotation's frame:
-                    # its limit counts from now, or both would come in one frame.
-                    self._hold_timer.stop()
-                    self._hold_timer = self.set_timer(
-                        HOLD_LIMIT, self._release_held, name="hold-limit"
-                    )
-                self._rotation_held = False
-                self._dirty.everything(at_once=not self._locale)
-                self._locale = locale
+        self._turn_locale(now)
         minute = (now.year, now.month, now.day, now.hour, now.minute)
         if minute != self._minute:
             # Clock, relative times ("in 5 min") and "today" move with the minute.
@@ -571,6 +550,31 @@ class LobbyApp(App[None], inherit_bindings=False):
         self._redraw_pending()
         self._collect_later()  # a frame may not come: the clock changes once a minute
         self._call_hook("tick", self)
+
+    def _turn_locale(self, now: datetime) -> bool:
+        """Turn to the locale due at `now`, or hold the turn behind a call; True when turned."""
+        locale = self._rotation.current(now.timestamp())
+        if locale == self._locale:
+            return False
+        if not self._rotation_held:
+            self._rotation_due_by = time.monotonic() + HOLD_LIMIT
+        if self._locale and self._call_waiting and time.monotonic() < self._rotation_due_by:
+            # A call about to be drawn, or drawn and not shown yet, goes first in the locale it
+            # came in; the rotation (every text) comes a frame after it. So does a call drawn
+            # after that frame was made (a slow host's timers fire late).
+            self._rotation_held = True
+            return False
+        # Not at once: the calls first, the queue board in the next frame (see
+        # `_redraw_pending`); a first locale (nothing shown yet) is drawn whole.
+        if self._rotation_held and self._hold_timer is not None:
+            # A queue board held meanwhile (a page turn) follows the rotation's frame: its
+            # limit counts from now, or both would come in one frame.
+            self._hold_timer.stop()
+            self._hold_timer = self.set_timer(HOLD_LIMIT, self._release_held, name="hold-limit")
+        self._rotation_held = False
+        self._dirty.everything(at_once=not self._locale)
+        self._locale = locale
+        return True
 
     def _page_slot_at(self, moment: float) -> int:
         """The queue board's page slot at `moment`: pages turn when every locale has had its
@@ -757,7 +761,10 @@ class LobbyApp(App[None], inherit_bindings=False):
     def _release_after_frame(self) -> None:
         self._release_scheduled = False
         if self._rotation_held:
-            self.tick()  # the rotation the call's frame held back
+            # The rotation the call's frame held back; not a whole tick, which drew every part
+            # due (queue rows at each frame of a long hold, not once a second).
+            if self._turn_locale(self._clock()):
+                self._redraw_pending()
         elif self._held is not None and not self._call_waiting:
             self._release_held()
         # Else a call came meanwhile: its frame first, the held board in a frame after it.

@@ -340,7 +340,9 @@ async def test_a_call_drawn_after_the_frame_a_rotation_waited_for_goes_first_too
     """On a slow host the timers fire late: after the frame of the call a rotation waited for,
     a second call may be drawn before the rotation's turn comes. The rotation waits for that
     call's frame too (it joined it, +40 ms for the call on issue 16's host), but no longer
-    than `HOLD_LIMIT` after it was due: calls that never stop must not keep it away."""
+    than `HOLD_LIMIT` after it was due: calls that never stop must not keep it away. Its
+    turns after each frame do not run the whole once-a-second tick (the watchdog, the board's
+    save and every part due: the queue rows were drawn at each frame of a long hold)."""
     monkeypatch.setattr(app_module, "NETWORK_TURN", 0.2)  # a wide window for the second call
     monkeypatch.setattr(app_module, "HOLD_LIMIT", hold_limit)
     clock = Clock()
@@ -360,6 +362,15 @@ async def test_a_call_drawn_after_the_frame_a_rotation_waited_for_goes_first_too
         clock.advance(10)
         app.tick()
         assert app.shown_locale == "fr_FR", "the rotation waits for the call's frame"
+        ticks = 0
+        hook = app._call_hook
+
+        def counted(name: str, *args: Any) -> None:
+            nonlocal ticks
+            ticks += name == "tick"
+            hook(name, *args)
+
+        app._call_hook = counted  # type: ignore[method-assign]
         await until(lambda: any("R101" in frame for frame in frames))
         # The frames are held from now on, as a slow host's are late (waits without a pilot).
         resume = screen._update_timer.resume
@@ -369,6 +380,7 @@ async def test_a_call_drawn_after_the_frame_a_rotation_waited_for_goes_first_too
         await until(lambda: any(row.label == "R102" for row in app.recent_calls.visible_rows))
         await until(lambda: turns >= 1)
         assert app.shown_locale == locale
+        assert ticks == 0
         monkeypatch.setattr(screen._update_timer, "resume", resume)
         screen.refresh()
         await wait_for(pilot, lambda: any("R102" in frame for frame in frames))
