@@ -115,6 +115,21 @@ def recorded_frames(app: LobbyApp) -> list[str]:
     return frames
 
 
+class ReleaseTurns:
+    """Counts the app's looks after a written frame at what it held back for it (a rotation,
+    a queue board): `_release_after_frame`."""
+
+    def __init__(self, app: LobbyApp) -> None:
+        self.count = 0
+        release = app._release_after_frame
+
+        def noted() -> None:
+            self.count += 1
+            release()
+
+        app._release_after_frame = noted  # type: ignore[method-assign]
+
+
 async def until(predicate: Callable[[], bool], timeout: float = 30.0) -> None:
     """Let the loop turn until `predicate` holds, without a pilot's pause (which makes a
     frame)."""
@@ -195,15 +210,7 @@ async def test_a_call_drawn_before_the_held_queue_board_is_shown_in_a_frame_with
     clock = Clock()
     async with rotating(clock) as (app, pilot):
         screen = app.screen
-        turns = 0
-        release = app._release_after_frame
-
-        def noted() -> None:
-            nonlocal turns
-            turns += 1
-            release()
-
-        app._release_after_frame = noted  # type: ignore[method-assign]
+        turns = ReleaseTurns(app)
         frames = recorded_frames(app)
         clock.advance(10)
         app.tick()  # the rotation's first frame: calls, header and status
@@ -215,7 +222,7 @@ async def test_a_call_drawn_before_the_held_queue_board_is_shown_in_a_frame_with
         app.apply_update(call("t-r1", "R101", "q-civil", 2, clock.now))
         app.apply_update(waiting(queue_states(), "q-pass", 9))
         await until(lambda: any(row.label == "R101" for row in app.recent_calls.visible_rows))
-        await until(lambda: turns >= 1 and app._queues_timer is None)  # both turns came
+        await until(lambda: turns.count >= 1 and app._queues_timer is None)  # both turns came
         assert app.queue_board.content is not None
         assert app.queue_board.content.heading == "Files d'attente"
         assert "R101" not in frames[-1]
@@ -348,15 +355,7 @@ async def test_a_call_drawn_after_the_frame_a_rotation_waited_for_goes_first_too
     clock = Clock()
     async with rotating(clock) as (app, pilot):
         screen = app.screen
-        turns = 0
-        release = app._release_after_frame
-
-        def noted() -> None:
-            nonlocal turns
-            turns += 1
-            release()
-
-        app._release_after_frame = noted  # type: ignore[method-assign]
+        turns = ReleaseTurns(app)
         frames = recorded_frames(app)
         app.apply_update(call("t-r1", "R101", "q-civil", 2, clock.now))
         clock.advance(10)
@@ -378,7 +377,7 @@ async def test_a_call_drawn_after_the_frame_a_rotation_waited_for_goes_first_too
         await asyncio.sleep(hold_limit if hold_limit < 1 else 0)
         app.apply_update(call("t-r2", "R102", "q-pass", 4, clock.now))
         await until(lambda: any(row.label == "R102" for row in app.recent_calls.visible_rows))
-        await until(lambda: turns >= 1)
+        await until(lambda: turns.count >= 1)
         assert app.shown_locale == locale
         assert ticks == 0
         monkeypatch.setattr(screen._update_timer, "resume", resume)
