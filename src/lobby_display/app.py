@@ -94,6 +94,8 @@ NETWORK_TURN: Final = 0.003
 #: The longest a whole queue board is held behind the calls' frames: a call whose redraw
 #: changed nothing on screen makes no frame to wait for.
 HOLD_LIMIT: Final = 0.25
+#: How often the screen brings itself up to the moment (`LobbyApp.tick`), in seconds.
+TICK_SECONDS: Final = 1.0
 #: How long before a locale's turn the queue rows are worded in it (`_prepare_turn`): close
 #: enough that few queues change meanwhile, and not in the rotation's own redraw.
 PREPARE_AHEAD: Final = 0.5
@@ -421,7 +423,7 @@ class LobbyApp(App[None], inherit_bindings=False):
         if self._has_data:
             self._settle_later()  # a restored board
         self.tick()
-        self.set_interval(1.0, self.tick, name="tick")
+        self.set_interval(TICK_SECONDS, self.tick, name="tick")
         if self._source is not None:
             self._start_source(self._source)
         self.call_after_refresh(self._announce_ready)
@@ -586,12 +588,13 @@ class LobbyApp(App[None], inherit_bindings=False):
         return turn - self._page_origin
 
     def _prepare_next_turn(self, now: datetime) -> None:
-        """Have the next locale's queue rows worded `PREPARE_AHEAD` before its turn, when
-        the turn is less than a second of ticks away."""
+        """Have the next locale's queue rows worded `PREPARE_AHEAD` before its turn, from
+        the last tick in time for it."""
         rotation = self._rotation
         at = now.timestamp()
         turn = rotation.next_turn(at)
-        if len(rotation.locales) < 2 or turn == self._prepared_turn or turn - at > 1.5:
+        later = turn - at > TICK_SECONDS + PREPARE_AHEAD  # the next tick is in time
+        if len(rotation.locales) < 2 or turn == self._prepared_turn or later:
             return
         self._prepared_turn = turn
         moment = now + timedelta(seconds=turn - at)

@@ -312,10 +312,15 @@ class LinePanel(Panel, Generic[ContentT, RowT, LayoutT]):
         base = self.visual_style.rich_style
         return [Strip(Segment.apply_style(line, base)) for line in lines]
 
+    def drawn_key(self, layout: Hashable) -> Hashable:
+        """All that rows drawn with `layout` depend on: they are drawn again when it changes
+        (the layout, the width, the panel's styles, the theme)."""
+        return (layout, self.size.width, self.visual_style.rich_style, self.app.theme)
+
     def drawn_for(self, layout: LayoutT) -> DrawnCache[RowT | _Message, list[Strip]]:
         """Where to keep rows drawn ahead with `layout` (at the current width and styles), to
         be shown once the content comes with that layout (a locale's turn, say)."""
-        drawn_with = (layout, self.size.width, self.visual_style.rich_style, self.app.theme)
+        drawn_with = self.drawn_key(layout)
         if drawn_with == self._drawn_with:
             return self._drawn
         if drawn_with != self._drawn_ahead_with:
@@ -325,8 +330,7 @@ class LinePanel(Panel, Generic[ContentT, RowT, LayoutT]):
 
     def render_line(self, y: int) -> Strip:
         """Line `y`: its row's line, drawn once and kept."""
-        styles = self.visual_style.rich_style
-        drawn_with = (self._row_layout, self.size.width, styles, self.app.theme)
+        drawn_with = self.drawn_key(self._row_layout)
         if drawn_with != self._drawn_with:
             if drawn_with == self._drawn_ahead_with:
                 # The rows drawn ahead for this layout (`drawn_for`) become those on screen.
@@ -343,7 +347,7 @@ class LinePanel(Panel, Generic[ContentT, RowT, LayoutT]):
                 self._drawn.set(row, strips)
             if index < len(strips):
                 return strips[index]
-        return Strip.blank(self.size.width, styles)
+        return Strip.blank(self.size.width, self.visual_style.rich_style)
 
     def notify_style_update(self) -> None:
         # A new theme or freshness changes the colours the rows were drawn with.

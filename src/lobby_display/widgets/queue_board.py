@@ -432,12 +432,7 @@ class QueueBoard(LinePanel[QueueBoardText, _Line, _Drawing]):
     def _strips(self, row: QueueRow | None) -> list[Strip]:
         """The lines of the headings (None) or of one queue row, at the width of a group; kept
         until the layout, the size, the styles or the theme change."""
-        drawn_with = (
-            self.row_layout,
-            self.size.width,
-            self.visual_style.rich_style,
-            self.app.theme,
-        )
+        drawn_with = self.drawn_key(self.row_layout)
         # Beyond four rows a line, most were drawn for rows that changed long ago.
         if drawn_with != self._row_strips_with or len(self._row_strips) > 4 * self._lines:
             self._row_strips.clear()
