@@ -4,12 +4,15 @@ the highlight ends on time, simultaneous calls share the space, the announcer he
 from __future__ import annotations
 
 import pytest
+from textual.geometry import Region
+from textual.strip import Strip
 
 from lobby_display.app import LobbyApp
 from lobby_display.graphics.mosaic import Mosaic
 from lobby_display.graphics.raster import rasterise
 from lobby_display.graphics.terminal import Graphics
 from lobby_display.updates import TicketChanged
+from lobby_display.widgets import now_calling
 from lobby_display.widgets.now_calling import SIZE_MEMORY, CallCard
 from tests.helpers.boards import (
     Clock,
@@ -25,6 +28,7 @@ from tests.helpers.boards import (
     ticket,
     wait_for,
 )
+from tests.helpers.redraw import settled
 
 
 def calls_app(
@@ -152,6 +156,49 @@ async def test_a_recall_is_highlighted_again_and_says_so() -> None:
             [("K017", 0)],
             [("K017", 1)],
         ]
+
+
+async def test_a_cards_lines_are_drawn_for_that_card_though_every_card_shares_them() -> None:
+    """The counter and recall lines of the cards come from drawings every card shares (each
+    call moves every text on to the next card, at the same size); each must still be what
+    Textual draws for that card: the same sentence in the highlight's colours, not in those it
+    had when it was drawn steady."""
+    clock, source = Clock(), FakeSource()
+    app = calls_app(clock, source, highlight_seconds=5)
+
+    def card_lines() -> list[list[Strip]]:
+        cards = app.now_calling.shown_cards
+        lines = [line for card in cards for line in (card.counter, card.recall)]
+        return [line.render_lines(Region(0, 0, *line.size)) for line in lines]
+
+    async with app.run_test(size=(160, 45)) as pilot:
+        panel = app.now_calling
+        source.push(
+            call("t-k017", "K017", "q-pass", 2, clock.now),
+            call("t-c010", "C010", "q-residence", 4, clock.now),
+        )
+        await wait_for(pilot, lambda: len(panel.shown_cards) == 2)
+        clock.advance(30)
+        app.tick()
+        await settled(app, pilot, source)
+        assert not any(card.highlighted for card in panel.shown_cards)
+        steady = card_lines()
+        source.push(
+            call("t-b050", "B050", "q-civil", 2, clock.now),
+            call("t-d020", "D020", "q-civil", 4, clock.now),
+        )
+        await wait_for(pilot, lambda: panel.shown_cards[0].big.label == "D020")
+        await settled(app, pilot, source)
+        cards = panel.shown_cards
+        assert all(card.highlighted for card in cards)
+        assert sorted(card.counter.text for card in cards) == [
+            "Please go to Desk 2",
+            "Please go to Desk 4",
+        ]
+        shared = card_lines()
+        assert shared != steady, "the highlight's colours"
+        now_calling._LINES.clear()
+        assert shared == card_lines(), "each line as Textual draws it for its card"
 
 
 async def test_simultaneous_calls_share_the_space_newest_first() -> None:
