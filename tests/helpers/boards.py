@@ -468,6 +468,12 @@ def screen_text(app: App[Any]) -> str:
 
 def terminal_output(app: App[Any]) -> str:
     """What the app writes to the terminal to draw the whole screen (escape sequences included)."""
+    return written(app, app.screen._compositor.render_full_update())
+
+
+def written(app: App[Any], update: Any) -> str:
+    """What the app writes to the terminal for a composed `update` (a frame, whole or in part;
+    escape sequences included)."""
     width, height = app.size
     console = Console(
         file=io.StringIO(),
@@ -477,7 +483,8 @@ def terminal_output(app: App[Any]) -> str:
         height=height,
         legacy_windows=False,
     )
-    return app.screen._compositor.render_full_update().render_segments(console)
+    output: str = update.render_segments(console)
+    return output
 
 
 async def wait_for(pilot: Pilot[Any], predicate: Callable[[], bool], timeout: float = 30.0) -> None:

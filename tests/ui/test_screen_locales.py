@@ -17,6 +17,7 @@ from textual.pilot import Pilot
 
 from lobby_display import app as app_module
 from lobby_display.app import LobbyApp
+from lobby_display.graphics.terminal import Graphics
 from lobby_display.models import Queue, keyed
 from lobby_display.updates import ReferenceData
 from lobby_display.widgets import queue_board as queue_board_module
@@ -33,6 +34,7 @@ from tests.helpers.boards import (
     screen_text,
     terminal_output,
     wait_for,
+    written,
 )
 from tests.helpers.redraw import settled, waiting
 
@@ -464,6 +466,43 @@ async def test_a_rotation_redraws_the_screen_without_laying_it_out() -> None:
             headings.append(app.now_calling._heading)
         assert headings == ["Now calling", "Appel en cours"] * 2
         assert layouts.count == 0
+
+
+async def test_a_rotation_sends_the_words_again_not_the_pictures_of_the_calls() -> None:
+    """A rotation changes the words around the calls, not the labels: a heading set in a
+    panel's border drew the whole panel again, and every card's picture went to the terminal
+    again at each rotation (a third of the rotation's first frame on a small PC)."""
+    clock = Clock()
+    settings = make_settings(locales=["fr_FR", "en_US"], rotation_seconds=10)
+    board = make_board(settings, clock.now)
+    sixel = Graphics(sixel=True, cell=(18, 36))
+    app = LobbyApp(settings, clock=clock, board=board, graphics=sixel)
+    app.animation_level = "none"
+    async with app.run_test(size=(160, 45)) as pilot:
+        await pilot.pause()
+        clock.advance(20)
+        app.tick()
+        await settled(app, pilot)
+        cards = app.now_calling.shown_cards
+        assert cards and all(card.big.shows_image for card in cards)
+        frames: list[str] = []
+        display = app._display
+
+        def recorded(screen: Any, update: Any) -> None:
+            display(screen, update)
+            if update is not None:
+                frames.append(written(app, update))
+
+        app._display = recorded  # type: ignore[method-assign,assignment]
+        for heading, words in (("Now calling", "Please go to"), ("Appel en cours", "Veuillez")):
+            clock.advance(10)
+            app.tick()
+            await settled(app, pilot)
+            assert any(heading in line for line in screen_lines(app)), "in the panel's border"
+            assert words in screen_text(app)
+        output = "".join(frames)
+        assert "Please go to" in output and "Veuillez" in output, "the cards' words are sent"
+        assert "\x1bP" not in output, "the pictures (sixel, a device control string) are not"
 
 
 async def test_thai_dates_are_in_the_buddhist_era_and_thai_names_are_shown() -> None:
