@@ -96,8 +96,9 @@ NETWORK_TURN: Final = 0.003
 HOLD_LIMIT: Final = 0.25
 #: How often the screen brings itself up to the moment (`LobbyApp.tick`), in seconds.
 TICK_SECONDS: Final = 1.0
-#: How long before a locale's turn the queue rows are worded in it (`_prepare_turn`): close
-#: enough that few queues change meanwhile, and not in the rotation's own redraw.
+#: How long before a locale's turn the queue rows and recent calls are worded and drawn in it
+#: (`_prepare_turn`): close enough that little changes meanwhile, and not in the rotation's own
+#: redraw.
 PREPARE_AHEAD: Final = 0.5
 #: This long after the first data, what start-up made (modules, widgets, the first board) is
 #: set aside from garbage collection (`gc.freeze`): Python's full collections then look at what
@@ -588,8 +589,8 @@ class LobbyApp(App[None], inherit_bindings=False):
         return turn - self._page_origin
 
     def _prepare_next_turn(self, now: datetime) -> None:
-        """Have the next locale's queue rows worded `PREPARE_AHEAD` before its turn, from
-        the last tick in time for it."""
+        """Have the next locale's queue rows and recent calls worded and drawn `PREPARE_AHEAD`
+        before its turn, from the last tick in time for it."""
         rotation = self._rotation
         at = now.timestamp()
         turn = rotation.next_turn(at)
@@ -606,14 +607,15 @@ class LobbyApp(App[None], inherit_bindings=False):
 
     def _prepare_turn(self, moment: datetime) -> None:
         """Word and draw the queue rows in the locale whose turn comes at `moment`, on the
-        page it shows: its rotation then words and draws only the queues that changed since
-        (`QueueBoard.prepare`)."""
+        page it shows, and the recent calls: its rotation then words and draws only the queues
+        that changed and the calls made since (`QueueBoard.prepare`, `RecentCallsPanel.prepare`)."""
         at = moment.timestamp()
         locale = self._rotation.current(at)
         if not self._drawable or not self._has_data or locale == self._locale:
             return
         shown = self._shown(moment, locale)
         self.queue_board.prepare(self.board.queues(), shown, self._page_slot_at(at))
+        self.recent_calls.prepare(self.board.recent_calls(), shown)
 
     def _schedule_redraw(self) -> None:
         """Coalesce a burst of updates: calls, header and status in the next frame the pacer

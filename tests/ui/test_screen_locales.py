@@ -21,6 +21,7 @@ from lobby_display.graphics.terminal import Graphics
 from lobby_display.models import Queue, keyed
 from lobby_display.updates import ReferenceData
 from lobby_display.widgets import queue_board as queue_board_module
+from lobby_display.widgets.recent_calls import RecentCallsPanel
 from tests.helpers.boards import (
     Clock,
     Layouts,
@@ -448,6 +449,47 @@ async def test_the_next_locales_queue_rows_are_drawn_before_its_turn(
         text = screen_text(app)
         assert [word for word in FRENCH if word in text] == []
         assert "Passports and ID" in text
+
+
+async def test_the_next_locales_recent_calls_are_drawn_before_its_turn(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A rotation draws every line of the recent calls again, in the new locale: the screen
+    draws them half a second before the turn, and the rotation draws only the lines that a
+    call made since changed (the new call, and the one before it, no longer the latest)."""
+    clock = Clock()
+    async with rotating(clock) as (app, pilot):
+        panel = app.recent_calls
+        drawn: list[tuple[str | None, tuple[str, str, str]]] = []
+        draw = RecentCallsPanel.draw_row
+
+        def drew(panel: RecentCallsPanel, row: Any, layout: Any) -> Any:
+            drawn.append((None if row.call is None else row.call.label, layout.headings))
+            return draw(panel, row, layout)
+
+        monkeypatch.setattr(RecentCallsPanel, "draw_row", drew)
+        listed = [row.label for row in panel.visible_rows]
+        assert listed
+        clock.advance(9.6)
+        app.tick()  # the turn is 0.4 s away
+        await until(lambda: len(drawn) == len(listed) + 1)
+        assert app.shown_locale == "fr_FR"
+        assert [label for label, _ in drawn] == [None, *listed], "headings and every call"
+        english = {headings for _, headings in drawn}
+        assert panel.content is not None
+        assert len(english) == 1 and english != {panel.content.headings}
+        drawn.clear()
+        app.apply_update(call("t-z001", "Z001", "q-pass", 2, clock.now))  # a call meanwhile
+        await wait_for(pilot, lambda: panel.visible_rows[0].label == "Z001")
+        drawn.clear()
+        clock.advance(0.4)
+        app.tick()
+        await wait_for(
+            pilot, lambda: panel.content is not None and {panel.content.headings} == english
+        )
+        await pilot.pause()
+        assert sorted(label or "" for label, _ in drawn) == sorted(["Z001", listed[0]])
+        assert "Z001" in screen_text(app)
 
 
 async def test_a_rotation_redraws_the_screen_without_laying_it_out() -> None:
