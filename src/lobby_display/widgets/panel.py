@@ -3,7 +3,7 @@ fresh its numbers are (reconnecting, out of date since 14:05, not available)."""
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import ClassVar, Final, Generic, Protocol, TypeVar
@@ -349,6 +349,20 @@ class LinePanel(Panel, Generic[ContentT, RowT, LayoutT]):
             self._drawn_ahead.clear()
             self._drawn_ahead_with = drawn_with
         return self._drawn_ahead
+
+    def draw_ahead(
+        self,
+        lines: Iterable[LineKey[RowT]],
+        layout: LayoutT,
+        draw: Callable[[RowT], list[Strip]] | None = None,
+    ) -> None:
+        """Draw the rows of `lines` not yet drawn with `layout` (with `draw`, else `draw_row`),
+        and keep them (`drawn_for`): once the content comes with that layout (a locale's turn,
+        say), they are shown without being drawn again."""
+        drawn = self.drawn_for(layout)
+        for row, _ in lines:
+            if drawn.get(row) is None:
+                drawn.set(row, self.draw_row(row, layout) if draw is None else draw(row))
 
     def render_line(self, y: int) -> Strip:
         """Line `y`: its row's line, drawn once and kept."""

@@ -280,11 +280,10 @@ class QueueBoard(LinePanel[QueueBoardText, _Line, _Drawing]):
             return
         arranged = arrange(_column_headings(shown), groups, width, height)
         keys, drawing = self._lines_of(arranged, page_slot % len(arranged.pages))
-        drawn = self.drawn_for(drawing)
         row_strips: dict[QueueRow | None, list[Strip]] = {}
-        for line, _ in keys:
-            if drawn.get(line) is None:
-                drawn.set(line, self._draw_line(line, drawing, arranged, row_strips))
+        self.draw_ahead(
+            keys, drawing, lambda line: self._draw_line(line, drawing, arranged, row_strips)
+        )
 
     def _queue_rows(
         self, queues: Sequence[QueueView], shown: Shown

@@ -166,10 +166,7 @@ class RecentCallsPanel(LinePanel[RecentCallsText, _Line, _Columns]):
         if lines is None:
             return
         keys, columns = lines
-        drawn = self.drawn_for(columns)
-        for row, _ in keys:
-            if drawn.get(row) is None:
-                drawn.set(row, self.draw_row(row, columns))
+        self.draw_ahead(keys, columns)
 
     def _worded(self, calls: Sequence[CallView], shown: Shown) -> RecentCallsText:
         """What the list says of `calls` in `shown`'s locale."""
