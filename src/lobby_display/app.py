@@ -366,7 +366,8 @@ class LobbyApp(App[None], inherit_bindings=False):
         """When a held rotation goes whatever calls wait (`HOLD_LIMIT` after it was due)."""
         self._hold_timer: Timer | None = None
         self._prepared_turn = -math.inf
-        """The locale turn whose queue rows are worded ahead of it (`_prepare_turn`)."""
+        """The locale turn whose queue rows and recent calls are drawn ahead of it
+        (`_prepare_turn`)."""
         self._collector = QuietCollector()
         self._collect_scheduled = False
         self._frames = 0
