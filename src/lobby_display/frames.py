@@ -52,6 +52,12 @@ class FramePacer:
     `delay(now)` is the wait before the next frame may be drawn (0: now); `drawn(now, busy)`
     notes a frame drawn at `now` (a monotonic clock) with the UI thread's busy clock at `busy`
     (a `BusyClock`: the time it ran or waited for a core). Pure: the clocks are passed in.
+
+    A frame drawn with `paces=False` (the queue rows and counters alone, at most once a second:
+    `app.QUEUES_REDRAW_PERIOD`) counts for the load but does not hold back the next frame: a
+    call that came just after such a frame waited a refresh interval for nothing the TV would
+    have shown apart (it shows both frames at its next refresh). It was one call in forty at
+    10 events/s, and most of the latest ten (docs/benchmarks.md, sixteenth round).
     """
 
     interval: float = FASTEST
@@ -61,15 +67,19 @@ class FramePacer:
     """The smoothed share of the UI thread's time spent working between frames."""
     _last: float | None = field(init=False, default=None)
     _last_busy: float = field(init=False, default=0.0)
+    _last_paced: float | None = field(init=False, default=None)
 
     def delay(self, now: float) -> float:
         """Seconds to wait before the next frame may be drawn (0 when it may be drawn now)."""
-        if self._last is None:
+        if self._last_paced is None:
             return 0.0
-        return max(0.0, self._last + self.interval - now)
+        return max(0.0, self._last_paced + self.interval - now)
 
-    def drawn(self, now: float, busy: float) -> None:
-        """Note a frame drawn at `now`; follow the load since the last one."""
+    def drawn(self, now: float, busy: float, paces: bool = True) -> None:
+        """Note a frame drawn at `now`; follow the load since the last one. The next frame
+        waits a refresh interval after it unless it does not `paces`."""
+        if paces:
+            self._last_paced = now
         if self._last is not None:
             wall = now - self._last
             if wall > QUIET:

@@ -3,6 +3,9 @@ drawing tests share."""
 
 from __future__ import annotations
 
+import asyncio
+import time
+from collections.abc import Callable
 from typing import Any
 
 from textual.strip import Strip
@@ -10,7 +13,15 @@ from textual.strip import Strip
 from lobby_display.app import LobbyApp
 from lobby_display.models import QueueState
 from lobby_display.updates import QueueStateChanged, QueueStatesSnapshot, TicketRemoved, Update
-from tests.helpers.boards import FakeSource, at, call, counters, queue_states, wait_for
+from tests.helpers.boards import (
+    FakeSource,
+    at,
+    call,
+    counters,
+    queue_states,
+    screen_text,
+    wait_for,
+)
 
 
 def drawn(app: LobbyApp) -> list[Strip]:
@@ -34,6 +45,29 @@ async def settled(app: LobbyApp, pilot: Any, source: FakeSource | None = None) -
         ),
     )
     await pilot.pause()
+
+
+def recorded_frames(app: LobbyApp) -> list[str]:
+    """The text of each frame the app writes from now on (a frame the terminal would show)."""
+    frames: list[str] = []
+    display = app._display
+
+    def written(screen: Any, renderable: Any) -> None:
+        display(screen, renderable)
+        if renderable is not None:
+            frames.append(screen_text(app))
+
+    app._display = written  # type: ignore[method-assign]
+    return frames
+
+
+async def until(predicate: Callable[[], bool], timeout: float = 30.0) -> None:
+    """Let the loop turn until `predicate` holds, without a pilot's pause (which makes a
+    frame)."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "the app did not get there in time"
+        await asyncio.sleep(0.01)
 
 
 def waiting(states: QueueStatesSnapshot, queue_id: str, tickets: int) -> QueueStateChanged:

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -37,7 +36,7 @@ from tests.helpers.boards import (
     wait_for,
     written,
 )
-from tests.helpers.redraw import settled, waiting
+from tests.helpers.redraw import recorded_frames, settled, until, waiting
 
 FRENCH = (
     "mardi 24 novembre 2026",
@@ -104,20 +103,6 @@ async def test_rotation_switches_every_text_and_number_together() -> None:
         assert "Appel en cours" in screen_text(app)
 
 
-def recorded_frames(app: LobbyApp) -> list[str]:
-    """The text of each frame the app writes from now on (a frame the terminal would show)."""
-    frames: list[str] = []
-    display = app._display
-
-    def written(screen: Any, renderable: Any) -> None:
-        display(screen, renderable)
-        if renderable is not None:
-            frames.append(screen_text(app))
-
-    app._display = written  # type: ignore[method-assign]
-    return frames
-
-
 class ReleaseTurns:
     """Counts the app's looks after a written frame at what it held back for it (a rotation,
     a queue board): `_release_after_frame`."""
@@ -131,15 +116,6 @@ class ReleaseTurns:
             release()
 
         app._release_after_frame = noted  # type: ignore[method-assign]
-
-
-async def until(predicate: Callable[[], bool], timeout: float = 30.0) -> None:
-    """Let the loop turn until `predicate` holds, without a pilot's pause (which makes a
-    frame)."""
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "the app did not get there in time"
-        await asyncio.sleep(0.01)
 
 
 @asynccontextmanager

@@ -28,7 +28,7 @@ from tests.helpers.boards import (
     screen_lines,
     wait_for,
 )
-from tests.helpers.redraw import busy_morning, drawn, settled, waiting
+from tests.helpers.redraw import busy_morning, drawn, recorded_frames, settled, until, waiting
 
 
 @pytest.mark.parametrize("size", [(160, 45), (80, 24), (120, 34)], ids=lambda s: f"{s[0]}x{s[1]}")
@@ -151,6 +151,84 @@ async def test_calls_between_two_frames_are_drawn_together_in_the_next_frame() -
         await wait_for(pilot, lambda: any("C103" in labels for labels in drawn_calls))
         assert len(drawn_calls) == frames_before + 1  # the three calls in one frame
         assert drawn_calls[-1][:4] == ("C103", "C102", "C101", "C100")
+
+
+async def test_a_call_just_after_a_redraw_of_the_queue_rows_alone_is_drawn_at_once() -> None:
+    """The queue rows and counters are redrawn once a second at most, and such a frame does not
+    hold back the call that comes next (the TV shows both at its next refresh): one call in
+    forty-five waited a whole refresh interval for it. Calls still pace each other."""
+    clock, source = Clock(at(10)), FakeSource()
+    settings = make_settings()
+    app = LobbyApp(settings, source, clock=clock, board=make_board(settings, at(-600)))
+    app.animation_level = "none"
+    states = queue_states()
+    rows_shown: list[int | None] = []
+    show = app.queue_board.show
+
+    def counting_show(queues: Any, *args: Any) -> None:
+        show(queues, *args)
+        rows_shown.append(next(q.waiting_tickets for q in queues if q.queue_id == "q-pass"))
+
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settled(app, pilot, source)
+        next(timer for timer in app._timers if timer.name == "tick").pause()
+        app.queue_board.show = counting_show  # type: ignore[method-assign, assignment]
+        app._pacer = FramePacer(interval=2.0)  # a refresh interval no test waits out
+        source.push(waiting(states, "q-pass", 41))
+        await wait_for(pilot, lambda: 41 in rows_shown)
+        source.push(call("t-c1", "C101", "q-civil", 1, at(11)))
+        await pilot.pause()
+        await pilot.pause()
+        labels = [row.label for row in app.recent_calls.visible_rows]
+        assert "C101" in labels, "the call waited behind the rows' frame"
+        source.push(call("t-c2", "C102", "q-civil", 1, at(11)))
+        await pilot.pause()
+        await pilot.pause()
+        labels = [row.label for row in app.recent_calls.visible_rows]
+        assert "C102" not in labels, "a call's frame paces the next call's"
+
+
+async def test_queue_rows_due_between_a_calls_redraw_and_its_frame_are_drawn_after_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The clock's tick (or the rows' timer) may come after a call is drawn and before its
+    frame is made (one call in fifteen at 10 events/s): the queue rows it would draw wait for
+    the frame after the call's, and the call's frame does not wait for them."""
+    clock, source = Clock(at(10)), FakeSource()
+    settings = make_settings()
+    app = LobbyApp(settings, source, clock=clock, board=make_board(settings, at(-600)))
+    app.animation_level = "none"
+    states = queue_states()
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settled(app, pilot, source)
+        next(timer for timer in app._timers if timer.name == "tick").pause()
+        frames = recorded_frames(app)
+        rows_shown: list[tuple[int, int | None]] = []  # (frames written before, count)
+        show = app.queue_board.show
+
+        def counting_show(queues: Any, *args: Any) -> None:
+            show(queues, *args)
+            count = next(q.waiting_tickets for q in queues if q.queue_id == "q-pass")
+            rows_shown.append((len(frames), count))
+
+        app.queue_board.show = counting_show  # type: ignore[method-assign, assignment]
+        screen = app.screen
+        resume = screen._update_timer.resume
+        # The frames are held from now on, as a slow host's are late (waits without a pilot).
+        monkeypatch.setattr(screen._update_timer, "resume", lambda: None)
+        app.apply_update(call("t-c1", "C101", "q-civil", 1, clock.now))
+        app.apply_update(waiting(states, "q-pass", 43))
+        await until(lambda: any(row.label == "C101" for row in app.recent_calls.visible_rows))
+        app.tick()  # the clock's tick, between the call's redraw and its frame
+        assert rows_shown == [], "the rows were drawn before the call's frame"
+        monkeypatch.setattr(screen._update_timer, "resume", resume)
+        screen.refresh()
+        await wait_for(pilot, lambda: 43 in [count for _, count in rows_shown])
+        await pilot.pause()
+        first = next(index for index, frame in enumerate(frames) if "C101" in frame)
+        assert all(before > first for before, _ in rows_shown), (rows_shown, first)
+        row = next(line for line in frames[-1].splitlines() if "Pass" in line)
+        assert " 43 " in f" {row} "
 
 
 async def test_waiting_counts_in_a_rush_are_redrawn_at_most_once_a_second() -> None:

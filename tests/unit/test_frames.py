@@ -39,6 +39,19 @@ def test_a_frame_right_after_another_waits_for_the_rest_of_the_interval() -> Non
     assert pacer.delay(100.005) == pytest.approx(FASTEST - 0.005)
 
 
+def test_a_frame_of_queue_rows_alone_does_not_hold_back_the_next_call() -> None:
+    """A frame that does not pace (queue rows, counters) counts for the load, and the call
+    after it is drawn at once; a call's frame still holds back the one after it."""
+    pacer = FramePacer()
+    pacer.drawn(100.0, busy=1.0)
+    pacer.drawn(100.1, busy=1.05, paces=False)
+    assert pacer.delay(100.101) == 0.0
+    assert pacer.load > 0.0
+    pacer.drawn(100.101, busy=1.05)
+    pacer.drawn(100.103, busy=1.05, paces=False)
+    assert pacer.delay(100.104) == pytest.approx(FASTEST - 0.003)
+
+
 def busy_frames(pacer: FramePacer, share: float, count: int, start: float = 100.0) -> float:
     """Draw `count` frames, each as soon as allowed, the UI working `share` of the time."""
     now, busy = start, 0.0
