@@ -1029,6 +1029,15 @@ class Board:
             for entry in self._recent
             if entry.highlight_until is not None and entry.highlight_until > now
         ]
+        freshness = self.next_freshness_change_at(now)
+        if freshness is not None:
+            moments.append(freshness)
+        return min(moments) if moments else None
+
+    def next_freshness_change_at(self, now: datetime) -> datetime | None:
+        """The next moment after `now` at which a part's freshness changes with time alone (it
+        turns stale, or is withdrawn); None: none will until the next update."""
+        moments: list[datetime] = []
         for track in self._feeds.values():
             if track.status is not FeedStatus.LIVE and track.down_since is not None:
                 for seconds in (

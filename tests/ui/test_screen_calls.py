@@ -3,6 +3,8 @@ the highlight ends on time, simultaneous calls share the space, the announcer he
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from textual.geometry import Region
 from textual.strip import Strip
@@ -98,6 +100,35 @@ async def test_the_highlight_ends_after_highlight_seconds_and_the_call_stays() -
         assert not card.highlighted
         assert not card.has_class("-highlight")
         assert card.big.label == "K017", "the latest call stays on, steady"
+
+
+async def test_the_end_of_a_highlight_redraws_the_calls_alone() -> None:
+    """A highlight ends after every call: its end redraws the calls, not the header, the queue
+    board, the counters and the status line too (on an idle screen with 30 queues, redrawing
+    every part for it was a fifth of what the redraws and frames cost)."""
+    clock, source = Clock(), FakeSource()
+    app = calls_app(clock, source, highlight_seconds=8)
+    async with app.run_test(size=(120, 34)) as pilot:
+        source.push(call("t-k017", "K017", "q-pass", 2, clock.now))
+        panel = app.now_calling
+        await wait_for(pilot, lambda: bool(panel.shown_cards) and panel.shown_cards[0].highlighted)
+        await settled(app, pilot, source)
+        next(timer for timer in app._timers if timer.name == "tick").pause()
+        redrawn: list[str] = []
+        parts = ("header", "now_calling", "recent_calls", "queue_board", "counters", "status_line")
+        for name in parts:
+            widget = getattr(app, name)
+
+            def noted(*args: Any, _show: Any = widget.show, _name: str = name) -> None:
+                redrawn.append(_name)
+                _show(*args)
+
+            widget.show = noted
+        clock.advance(8)
+        app.tick()
+        await pilot.pause()
+        assert not panel.shown_cards[0].highlighted
+        assert sorted(redrawn) == ["now_calling", "recent_calls"]
 
 
 async def test_the_highlight_ends_on_time_even_when_a_counter_is_redrawn_first() -> None:

@@ -120,13 +120,16 @@ class ReleaseTurns:
 
 @asynccontextmanager
 async def rotating(clock: Clock) -> AsyncIterator[tuple[LobbyApp, Pilot[Any]]]:
-    """French and English taking turns every 10 s, run past the fixture's own changes (a
-    highlight ending redraws everything at once), French on screen."""
+    """French and English taking turns every 10 s, run past the fixture's own changes (the
+    highlights' end, a rotation whose queue board waits for the frame after its first),
+    French on screen and nothing held back."""
     app = board_app(["fr_FR", "en_US"], clock, rotation_seconds=10)
     async with app.run_test(size=(160, 45)) as pilot:
         await pilot.pause()
         clock.advance(20)
         app.tick()
+        await pilot.pause()
+        await wait_for(pilot, lambda: app._held is None and not app._release_scheduled)
         await pilot.pause()
         yield app, pilot
 

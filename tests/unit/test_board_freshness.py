@@ -88,6 +88,7 @@ def test_next_change_at_names_when_a_down_part_gets_older() -> None:
     assert board.next_change_at(at(101)) == at(100 + STALE_AFTER)
     assert board.next_change_at(at(100 + STALE_AFTER)) == at(100 + WITHDRAW_AFTER)
     assert board.next_change_at(at(100 + WITHDRAW_AFTER)) is None
+    assert board.next_freshness_change_at(at(101)) == at(100 + STALE_AFTER)
 
 
 def test_the_health_view_tells_the_attempt_and_the_next_try() -> None:

@@ -181,3 +181,4 @@ def test_next_change_at_names_the_end_of_the_highlight() -> None:
 
     assert board.next_change_at(at(4)) == at(15)
     assert board.next_change_at(at(15)) is None
+    assert board.next_freshness_change_at(at(4)) is None  # a highlight's end is no freshness
