@@ -126,6 +126,8 @@ class SlowHost:
     """What `host_speed` read in a group with the quota found (after `calibrate`)."""
     this_host_ms: float = 0.0
     """What `host_speed` read on this host, without a quota."""
+    end_ms: float | None = None
+    """What `host_speed` read under the same quota at the end of the run (`read_again`)."""
 
     @property
     def share(self) -> float:
@@ -163,6 +165,22 @@ class SlowHost:
             )
         return self
 
+    def read_again(self, repeats: int = 15, loops: int = 10) -> float:
+        """Read the calibration again under the quota found (`end_ms`): a machine that other
+        work slowed during the run played a slower host than it says by its end."""
+        group = self.group()
+        try:
+            self.end_ms = _measure(group, repeats, loops)
+        finally:
+            group.remove()
+        return self.end_ms
+
+    @property
+    def slowed(self) -> bool:
+        """The calibration read at the end is more than 10 % over the one the run played: the
+        figures are of a slower host than the one named, and its targets are not judged."""
+        return self.end_ms is not None and self.end_ms > self.measured_ms * (1 + _PLAYABLE)
+
     @property
     def threads_spread(self) -> bool:
         """Whether each thread gets a slow core of its own (cgroup v1), or all share one."""
@@ -197,6 +215,7 @@ class SlowHost:
             f" the programs under test get {cores} (CPU quota "
             f"{self.quota_us / 1000:.2f} ms every {self.period_us / 1000:.0f} ms), under which the "
             f"calibration read {self.measured_ms:.1f} ms"
+            + ("" if self.end_ms is None else f" ({self.end_ms:.1f} ms at the end of the run)")
         )
 
 

@@ -3,10 +3,13 @@ the highlight ends on time, simultaneous calls share the space, the announcer he
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
 from textual.geometry import Region
+from textual.pilot import Pilot
 from textual.strip import Strip
 
 from lobby_display.app import LobbyApp
@@ -82,13 +85,23 @@ async def test_a_new_call_appears_large_and_highlighted() -> None:
         assert [[c.label for c in calls] for calls in recorder.calls] == [["K017"]]
 
 
-async def test_the_highlight_ends_after_highlight_seconds_and_the_call_stays() -> None:
-    clock, source = Clock(), FakeSource()
+@asynccontextmanager
+async def highlighted_call(clock: Clock) -> AsyncIterator[tuple[LobbyApp, Pilot[Any]]]:
+    """A screen whose latest call, K017, has just come and is highlighted for 8 s."""
+    source = FakeSource()
     app = calls_app(clock, source, highlight_seconds=8)
     async with app.run_test(size=(120, 34)) as pilot:
         source.push(call("t-k017", "K017", "q-pass", 2, clock.now))
         panel = app.now_calling
         await wait_for(pilot, lambda: bool(panel.shown_cards) and panel.shown_cards[0].highlighted)
+        await settled(app, pilot, source)
+        yield app, pilot
+
+
+async def test_the_highlight_ends_after_highlight_seconds_and_the_call_stays() -> None:
+    clock = Clock()
+    async with highlighted_call(clock) as (app, pilot):
+        panel = app.now_calling
         clock.advance(7)
         app.tick()
         await pilot.pause()
@@ -106,13 +119,9 @@ async def test_the_end_of_a_highlight_redraws_the_calls_alone() -> None:
     """A highlight ends after every call: its end redraws the calls, not the header, the queue
     board, the counters and the status line too (on an idle screen with 30 queues, redrawing
     every part for it was a fifth of what the redraws and frames cost)."""
-    clock, source = Clock(), FakeSource()
-    app = calls_app(clock, source, highlight_seconds=8)
-    async with app.run_test(size=(120, 34)) as pilot:
-        source.push(call("t-k017", "K017", "q-pass", 2, clock.now))
+    clock = Clock()
+    async with highlighted_call(clock) as (app, pilot):
         panel = app.now_calling
-        await wait_for(pilot, lambda: bool(panel.shown_cards) and panel.shown_cards[0].highlighted)
-        await settled(app, pilot, source)
         next(timer for timer in app._timers if timer.name == "tick").pause()
         redrawn: list[str] = []
         parts = ("header", "now_calling", "recent_calls", "queue_board", "counters", "status_line")

@@ -1,5 +1,6 @@
 """Which benchmarks a run makes: a played host (`--issue-host`, `--slow-host`) runs only those
-with sections of its own, so that its figures never replace this host's in docs/benchmarks.md."""
+with sections of its own, so that its figures never replace this host's in docs/benchmarks.md;
+and a played host the machine slowed during the run is not judged."""
 
 from __future__ import annotations
 
@@ -9,7 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from bench.__main__ import BENCHMARKS, PLAYED, chosen_benchmarks
+from bench import harness
+from bench.__main__ import (
+    BENCHMARKS,
+    ISSUE_HOST_LABEL,
+    ISSUE_HOST_MS,
+    PLAYED,
+    chosen_benchmarks,
+    verdict,
+)
+from bench.slow_host import SlowHost
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -44,3 +54,20 @@ def test_the_command_refuses_before_playing_the_host() -> None:
     assert result.returncode == 2
     assert "start: no section for a played host" in result.stderr
     assert "host played" not in result.stdout
+
+
+def test_a_played_host_the_machine_slowed_during_the_run_is_not_judged(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Other work on the machine may slow it during a run: a played host whose calibration
+    reads more than 10 % over by the end was a slower host than the one named, and its
+    targets are not judged (this host's rows are)."""
+    host = SlowHost(ISSUE_HOST_MS, label=ISSUE_HOST_LABEL, measured_ms=24.2)
+    monkeypatch.setattr(harness, "played_host", host)
+    played_row = "Event to screen (issue 16's host)"
+    host.end_ms = 25.9  # within 10 %
+    assert verdict(played_row, False) == "**no**"
+    assert verdict(played_row, True) == "yes"
+    host.end_ms = 32.2
+    assert verdict(played_row, True) == "not judged (the played host read 32.2 ms by the end)"
+    assert verdict(played_row, False).startswith("not judged")
