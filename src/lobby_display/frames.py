@@ -56,8 +56,8 @@ class FramePacer:
     A frame drawn with `paces=False` (the queue rows and counters alone, at most once a second:
     `app.QUEUES_REDRAW_PERIOD`) counts for the load but does not hold back the next frame: a
     call that came just after such a frame waited a refresh interval for nothing the TV would
-    have shown apart (it shows both frames at its next refresh). It was one call in forty at
-    10 events/s, and most of the latest ten (docs/benchmarks.md, sixteenth round).
+    have shown apart (it shows both frames at its next refresh): 4 calls of 178 at 10 events/s,
+    three of the latest twelve (docs/benchmarks.md, sixteenth round).
     """
 
     interval: float = FASTEST

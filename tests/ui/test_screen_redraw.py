@@ -155,8 +155,8 @@ async def test_calls_between_two_frames_are_drawn_together_in_the_next_frame() -
 
 async def test_a_call_just_after_a_redraw_of_the_queue_rows_alone_is_drawn_at_once() -> None:
     """The queue rows and counters are redrawn once a second at most, and such a frame does not
-    hold back the call that comes next (the TV shows both at its next refresh): one call in
-    forty-five waited a whole refresh interval for it. Calls still pace each other."""
+    hold back the call that comes next (the TV shows both at its next refresh): 4 calls of 178
+    at 10 events/s waited up to a refresh interval for it. Calls still pace each other."""
     clock, source = Clock(at(10)), FakeSource()
     settings = make_settings()
     app = LobbyApp(settings, source, clock=clock, board=make_board(settings, at(-600)))
