@@ -590,13 +590,14 @@ def machine_section(speed: tuple[float, float] | None = None, chosen: str = "") 
     return "\n".join(lines)
 
 
-def verdict(name: str, met: bool) -> str:
-    """Whether the row `name`'s target was met, as the summary says it: not judged on a played
-    host the machine slowed during the run (`SlowHost.slowed`), which was not the host named."""
+def verdict(name: str, met: bool, words: tuple[str, str] = ("yes", "**no**")) -> str:
+    """Whether the row `name`'s target was met, in `words` (met, missed): not judged on a
+    played host the machine slowed during the run (`SlowHost.slowed`), which was not the host
+    named."""
     played = harness.played_host
     if played is not None and played.slowed and played_suffix() in name:
         return f"not judged (the played host read {played.end_ms:.1f} ms by the end)"
-    return "yes" if met else "**no**"
+    return words[0] if met else words[1]
 
 
 def summary_section(outcomes: list[Outcome], previous: str) -> str:
@@ -833,7 +834,7 @@ def main(argv: list[str] | None = None) -> int:
     print()
     for outcome in outcomes:
         for name, _, result, met in outcome.rows:
-            print(f"{name:30} {verdict(name, met).replace('**no**', 'MISSED')} {result}")
+            print(f"{name:30} {verdict(name, met, ('met   ', 'MISSED'))} {result}")
     for name in failed:
         print(f"{name:22} FAILED (see above)")
     return 1 if failed else 0

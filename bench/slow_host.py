@@ -143,11 +143,7 @@ class SlowHost:
         tries: list[tuple[float, int, float]] = []
         for _ in range(5):
             self.quota_us = max(_MIN_QUOTA_US, round(self.period_us * share))
-            group = self.group()
-            try:
-                self.measured_ms = _measure(group, repeats, loops)
-            finally:
-                group.remove()
+            self.measured_ms = self._read(repeats, loops)
             error = self.measured_ms / self.calibration_ms
             tries.append((abs(error - 1), self.quota_us, self.measured_ms))
             if abs(error - 1) <= _TOLERANCE:
@@ -168,12 +164,16 @@ class SlowHost:
     def read_again(self, repeats: int = 15, loops: int = 10) -> float:
         """Read the calibration again under the quota found (`end_ms`): a machine that other
         work slowed during the run played a slower host than it says by its end."""
+        self.end_ms = self._read(repeats, loops)
+        return self.end_ms
+
+    def _read(self, repeats: int, loops: int) -> float:
+        """`host_speed` under the current quota, in a group of its own."""
         group = self.group()
         try:
-            self.end_ms = _measure(group, repeats, loops)
+            return _measure(group, repeats, loops)
         finally:
             group.remove()
-        return self.end_ms
 
     @property
     def slowed(self) -> bool:

@@ -242,7 +242,7 @@ class _Dirty:
         clock's tick or the rows' timer coming between a call's redraw and its frame), see
         `LobbyApp._redraw_pending`; what is taken, as a redraw of its own."""
         behind_call = call_unshown and (self.queues or self.counters)
-        if self.at_once or not (self.header or self.calls or self.status or behind_call):
+        if self.at_once or not (self.urgent or behind_call):
             return _Dirty()
         later = _Dirty(queues=self.queues, counters=self.counters, whole=self.whole)
         self.queues = self.counters = self.whole = False
@@ -273,6 +273,12 @@ class _Dirty:
 
     def __bool__(self) -> bool:
         return self.header or self.calls or self.queues or self.counters or self.status
+
+    @property
+    def urgent(self) -> bool:
+        """Calls, the header or the status line: drawn in the next frame the pacer allows, and
+        pacing the frames (queue rows and counters wait for their timer)."""
+        return self.header or self.calls or self.status
 
 
 def board_has_data(board: Board, now: datetime) -> bool:
@@ -624,7 +630,7 @@ class LobbyApp(App[None], inherit_bindings=False):
         allows (at once after a quiet spell), queue rows and counters when their timer fires
         (see `QUEUES_REDRAW_DELAY`)."""
         dirty = self._dirty
-        if (dirty.header or dirty.calls or dirty.status) and not self._flush_scheduled:
+        if dirty.urgent and not self._flush_scheduled:
             self._flush_scheduled = True
             wait = self._pacer.delay(time.monotonic())
             if wait > 0:
@@ -833,8 +839,7 @@ class LobbyApp(App[None], inherit_bindings=False):
 
     def _redraw(self, dirty: _Dirty, now: datetime) -> None:
         # Queue rows and counters alone do not hold back the next call (`FramePacer`).
-        paces = dirty.header or dirty.calls or dirty.status
-        self._pacer.drawn(time.monotonic(), self._busy_clock(), paces=paces)
+        self._pacer.drawn(time.monotonic(), self._busy_clock(), paces=dirty.urgent)
         self._drawn_after = self._frames
         if dirty.calls:
             self._calls_drawn_after = self._frames
