@@ -383,6 +383,8 @@ class LobbyApp(App[None], inherit_bindings=False):
         """How many frames were written when the calls were last drawn."""
         self._drawn_after = -1
         """How many frames were written at the last redraw (of any part)."""
+        self._joined_after = -1
+        """How many frames were written when a call last joined a call's frame (`_joins`)."""
         self._queues_drawn_at = -math.inf
         self._thread_id = threading.get_ident()
         self._ready_sent = False
@@ -633,7 +635,10 @@ class LobbyApp(App[None], inherit_bindings=False):
         if dirty.urgent and not self._flush_scheduled:
             self._flush_scheduled = True
             wait = self._pacer.delay(time.monotonic())
-            if wait > 0:
+            if self._joins:
+                self._joined_after = self._frames
+                self._redraw_urgent()
+            elif wait > 0:
                 self.set_timer(wait, self._redraw_urgent, name="frame")
             else:
                 self.call_later(self._redraw_urgent)
@@ -642,6 +647,21 @@ class LobbyApp(App[None], inherit_bindings=False):
             self._queues_timer = self.set_timer(
                 max(QUEUES_REDRAW_DELAY, due), self._redraw_queues, name="redraw-queues"
             )
+
+    @property
+    def _joins(self) -> bool:
+        """A call that comes now joins the frame of the calls drawn and not shown yet: drawn at
+        once, it goes in that frame (still one frame per refresh interval). Left to the pacer,
+        it waited for the frame after, a frame and a refresh interval more: at 10 events/s,
+        two calls in a tenth of a second, the latest of the calls (this host: 52 against a p99
+        of 36 ms). Once a frame: a burst's calls do not hold that frame back one after another.
+        """
+        return (
+            self._dirty.calls
+            and self._call_unshown
+            and self._joined_after != self._frames
+            and self._drawable
+        )
 
     def _catch_up(self, now: datetime) -> None:
         """Redraw what a change due to time alone changes once it has come: whichever redraw

@@ -18,8 +18,12 @@ from typing import Final
 FASTEST: Final = 1 / 60
 #: How often Textual's screen may compose what the widgets drew (its `TEXTUAL_FPS`). The pacer
 #: sets the pace; at Textual's own 60 Hz, a frame drawn just after the last composition waited
-#: up to another 16 ms for the next one (10 ms or more at one call in ten on a small PC).
-COMPOSE_FPS: Final = 240
+#: up to another 16 ms for the next (10 ms or more at one call in ten on a small PC). And after
+#: a composition longer than its period (a call's frame: 10 to 20 ms), Textual's clock (8.2.8)
+#: skips to the tick after next: a call drawn just after such a frame waited one to two periods,
+#: 4 to 8 ms at 240 Hz (this host at 10 events/s, the latest calls); at 1000 Hz, 1 to 2 ms.
+#: The clock ticks only while something is to be drawn: a faster one costs nothing when idle.
+COMPOSE_FPS: Final = 1000
 #: How long the UI thread may keep Python's interpreter lock while another thread waits for it.
 #: Textual's writer thread takes each composed frame to the terminal and needs the lock a few
 #: times a frame; at Python's 5 ms, a frame written while the UI thread went on with the next

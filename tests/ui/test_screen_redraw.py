@@ -188,6 +188,42 @@ async def test_a_call_just_after_a_redraw_of_the_queue_rows_alone_is_drawn_at_on
         assert "C102" not in labels, "a call's frame paces the next call's"
 
 
+async def test_a_call_between_a_calls_redraw_and_its_frame_goes_in_that_frame(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A call that comes after another call is drawn and before that call's frame is made (two
+    calls a few milliseconds apart) goes in that frame: it does not wait for a refresh interval
+    and a frame of its own. One such call a frame; the next waits for the pacer."""
+    clock, source = Clock(at(10)), FakeSource()
+    settings = make_settings()
+    app = LobbyApp(settings, source, clock=clock, board=make_board(settings, at(-600)))
+    app.animation_level = "none"
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settled(app, pilot, source)
+        next(timer for timer in app._timers if timer.name == "tick").pause()
+        app._pacer = FramePacer(interval=2.0)  # a refresh interval no test waits out
+        frames = recorded_frames(app)
+        screen = app.screen
+        resume = screen._update_timer.resume
+        # The frames are held from now on, as a slow host's are late (waits without a pilot).
+        monkeypatch.setattr(screen._update_timer, "resume", lambda: None)
+
+        def labels() -> list[str]:
+            return [row.label for row in app.recent_calls.visible_rows]
+
+        app.apply_update(call("t-c1", "C101", "q-civil", 1, clock.now))
+        await until(lambda: "C101" in labels())
+        app.apply_update(call("t-c2", "C102", "q-civil", 1, clock.now))
+        assert "C102" in labels(), "the second call waited for a frame of its own"
+        app.apply_update(call("t-c3", "C103", "q-civil", 1, clock.now))
+        assert "C103" not in labels(), "a third call joined the same frame"
+        monkeypatch.setattr(screen._update_timer, "resume", resume)
+        screen.refresh()
+        await wait_for(pilot, lambda: len(frames) > 0)
+        assert "C102" in frames[0] and "C101" in frames[0]
+        assert "C103" not in frames[0]
+
+
 async def test_queue_rows_due_between_a_calls_redraw_and_its_frame_are_drawn_after_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

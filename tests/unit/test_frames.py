@@ -150,11 +150,12 @@ def test_a_ui_thread_sharing_its_core_is_busy_though_its_cpu_clock_says_half() -
 
 
 def test_textual_composes_a_drawn_frame_promptly_unless_told_otherwise() -> None:
-    # At Textual's own 60 Hz a frame drawn just after a composition waits up to 16 ms more.
+    # At Textual's own 60 Hz a frame drawn just after a composition waits up to 16 ms more, and
+    # one drawn just after a long composition up to two of Textual's periods.
     environ: dict[str, str] = {}
     compose_promptly(environ)
     assert environ == {"TEXTUAL_FPS": str(COMPOSE_FPS)}
-    assert COMPOSE_FPS >= 4 * 60
+    assert 2 / COMPOSE_FPS <= 0.002
     told = {"TEXTUAL_FPS": "30"}
     compose_promptly(told)
     assert told == {"TEXTUAL_FPS": "30"}

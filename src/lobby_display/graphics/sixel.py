@@ -13,8 +13,10 @@ from typing import Final
 
 from PIL import Image
 
-#: Steps from paper to ink (16 keep the edges smooth; the picture stays a few tens of KB).
-LEVELS: Final = 16
+#: Steps from paper to ink. Eight: on the TV (foot, 1080p) a label's edges look as smooth as
+#: with sixteen, even magnified eight times, and a new label is encoded in 40 % less time, in a
+#: quarter fewer bytes (this host, a 540x324-pixel card: 2.64 -> 1.56 ms, 11.5 -> 8.6 KB).
+LEVELS: Final = 8
 
 _BAND: Final = 6
 _START: Final = b"\x1bP0;1;0q"  # P2=1: pixels not painted keep what is under them

@@ -234,33 +234,37 @@ class BigLabel(Widget):
         """The label as a sixel image of the box's pixels in the widget's colours, or None."""
         width, height = self._box()
         graphics = self.graphics
-        if not graphics.legible(self._drawn_size(graphics, (width, height))):
-            return None
         _, _, background, foreground = self.colors
         key = (self.label, width, height, background, foreground, graphics, self.max_size)
+        # Looked up before the label is sized: each card asks every frame it is drawn in, and
+        # sizing a label that is already drawn cost more than finding its picture.
         image = _IMAGES.get(key)
         if image is None:
-            cell_width, cell_height = graphics.cell
-            placed = place_ink(
-                self.label,
-                width * cell_width,
-                height * cell_height,
-                graphics.cjk_locale,
-                self.max_size,
-            )
-            if placed is None:
-                return None
-            image = sixel.encode_ink(
-                placed.ink,
-                placed.left,
-                placed.top,
-                (placed.width, placed.height),
-                _rgb(background),
-                _rgb(foreground),
-                paint_background=False,
-            ).decode("ascii")
+            image = self._encode(width, height, background, foreground) or _NO_IMAGE
             _IMAGES.set(key, image)
-        return image
+        return image or None
+
+    def _encode(self, width: int, height: int, background: Color, foreground: Color) -> str:
+        """The sixel image of the label in a box of `width` x `height` cells ("" when it is
+        not drawn as one: illegible at this size, or no font for it)."""
+        graphics = self.graphics
+        if not graphics.legible(self._drawn_size(graphics, (width, height))):
+            return _NO_IMAGE
+        cell_width, cell_height = graphics.cell
+        placed = place_ink(
+            self.label, width * cell_width, height * cell_height, graphics.cjk_locale, self.max_size
+        )
+        if placed is None:
+            return _NO_IMAGE
+        return sixel.encode_ink(
+            placed.ink,
+            placed.left,
+            placed.top,
+            (placed.width, placed.height),
+            _rgb(background),
+            _rgb(foreground),
+            paint_background=False,
+        ).decode("ascii")
 
 
 @contextlib.contextmanager
@@ -276,6 +280,8 @@ def for_screenshot() -> Iterator[None]:
 
 
 _screenshot = False
+#: What `_IMAGES` keeps for a label not drawn as a picture in its box (a cache miss is None).
+_NO_IMAGE: Final = ""
 
 
 def _rgb(color: Color) -> tuple[int, int, int]:
@@ -287,7 +293,8 @@ def _rgb(color: Color) -> tuple[int, int, int]:
 _MAX_DRAWN: Final = 96
 #: Lines of big labels already drawn, by label, size, style and graphics (`render_line`).
 _DRAWN: Final[DrawnCache[object, list[Strip]]] = DrawnCache(_MAX_DRAWN)
-#: Sixel images already encoded, by label, size, colours and graphics (`_sixel`).
+#: Sixel images already encoded, by label, size, colours and graphics (`_sixel`); `_NO_IMAGE`
+#: for a label not drawn as one.
 _IMAGES: Final[DrawnCache[object, str]] = DrawnCache(_MAX_DRAWN)
 
 __all__ = ["BigLabel", "for_screenshot"]
