@@ -653,8 +653,9 @@ class LobbyApp(App[None], inherit_bindings=False):
         """A call that comes now joins the frame of the calls drawn and not shown yet: drawn at
         once, it goes in that frame (still one frame per refresh interval). Left to the pacer,
         it waited for the frame after, a frame and a refresh interval more: at 10 events/s,
-        two calls in a tenth of a second, the latest of the calls (this host: 52 against a p99
-        of 36 ms). Once a frame: a burst's calls do not hold that frame back one after another.
+        two calls a few milliseconds apart, the latest of the calls (a frame log of this
+        project's benchmark machine: 52 ms, where a lone call took 32). Once a frame: a
+        burst's calls do not hold that frame back one after another.
         """
         return (
             self._dirty.calls

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from lobby_display import terminal_loss
 from tests.helpers.terminal import TerminalProgram, assert_terminal_restored
 
 SRC = Path(__file__).resolve().parents[2] / "src"
@@ -40,19 +41,44 @@ ASYNCIO_PROGRAM = textwrap.dedent(
     """
 )
 
-# A tiny Textual app that wires the handlers the way the kiosk does when its screen is mounted.
+# An asyncio program on a terminal that notes which handler ran in the file $RECORD (its terminal
+# may be gone by then, so nothing is printed after "ready").
+RECORDING_PROGRAM = textwrap.dedent(
+    """
+    import asyncio, os, sys
+    from lobby_display.process import install_signal_handlers
+
+    def record(what):
+        with open(os.environ["RECORD"], "a") as file:
+            file.write(what + "\\n")
+
+    async def main():
+        stop = asyncio.Event()
+        def leave():
+            record("exit")
+            stop.set()
+        install_signal_handlers(asyncio.get_running_loop(), leave, lambda: record("reload"))
+        print("ready", flush=True)
+        await asyncio.wait_for(stop.wait(), 60)
+        return 0
+
+    sys.exit(asyncio.run(main()))
+    """
+)
+
+# A tiny Textual app that wires the handlers the way the kiosk does when its screen is mounted
+# (`take_signals` with the loop-independent exits of a screen on a terminal).
 TEXTUAL_PROGRAM = textwrap.dedent(
     """
-    import asyncio
     from textual.app import App
     from textual.widgets import Static
-    from lobby_display.process import install_signal_handlers
+    from lobby_display.process import take_signals
 
     class Board(App):
         def compose(self):
             yield Static("board ready")
         def on_mount(self):
-            install_signal_handlers(asyncio.get_running_loop(), self.exit, self.reload)
+            take_signals(self.exit, self.reload, terminal=True)
         def reload(self):
             self.query_one(Static).update("reloaded")
 
@@ -140,21 +166,34 @@ def test_textual_app_reloads_on_sighup_and_still_stops_cleanly() -> None:
     assert_terminal_restored(run)
 
 
-def test_textual_app_leaves_when_its_terminal_goes_away() -> None:
+def test_sighup_from_a_lost_terminal_ends_the_program_instead_of_reloading(
+    tmp_path: Path,
+) -> None:
     """foot dying hangs up the app's terminal: that SIGHUP must end the app, not reload it."""
-    with TerminalProgram([sys.executable, "-c", TEXTUAL_PROGRAM], env=_env()) as program:
-        program.wait_for(b"board ready")
+    record = tmp_path / "handlers"
+    env = _env(RECORD=str(record))
+    with TerminalProgram([sys.executable, "-c", RECORDING_PROGRAM], env=env) as program:
+        program.wait_for(b"ready")
         program.hang_up()
         run = program.wait()
+    assert record.read_text().split() == ["exit"]
     # Nothing can be restored on a terminal that no longer exists; the exit must be clean.
     assert run.returncode == 0
 
 
+def test_textual_app_leaves_when_its_terminal_goes_away() -> None:
+    """Wired as the kiosk is, the app ends once foot is gone: cleanly, or by the guard when
+    Textual's writer died with the terminal and the clean exit is stuck behind it."""
+    with TerminalProgram([sys.executable, "-c", TEXTUAL_PROGRAM], env=_env()) as program:
+        program.wait_for(b"board ready")
+        program.hang_up()
+        run = program.wait(timeout=terminal_loss.HANGUP_GRACE_SECONDS + 15)
+    assert run.returncode in (0, terminal_loss.HANGUP_EXIT)
+
+
 def test_without_the_handlers_sigterm_leaves_the_terminal_raw() -> None:
     """The reason for all this (FIELD-NOTES): Textual alone dies on SIGTERM in raw mode."""
-    bare = TEXTUAL_PROGRAM.replace(
-        "install_signal_handlers(asyncio.get_running_loop(), self.exit, self.reload)", "pass"
-    )
+    bare = TEXTUAL_PROGRAM.replace("take_signals(self.exit, self.reload, terminal=True)", "pass")
     with TerminalProgram([sys.executable, "-c", bare], env=_env()) as program:
         program.wait_for(b"board ready")
         program.send_signal(signal.SIGTERM)
