@@ -5,6 +5,9 @@ which paused a busy screen on a small PC for 20 to 140 ms in the middle of a bur
 from __future__ import annotations
 
 import gc
+import subprocess
+import sys
+import textwrap
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -67,6 +70,38 @@ def test_what_a_drawn_cache_drops_is_freed_at_once() -> None:
         cache.clear()
         del cache
         assert cyclic_garbage() == []
+
+
+# A fresh interpreter: no screen has kept Textual's strips out of cycles yet, as in a test
+# that draws a widget in an app of its own before any LobbyApp ran.
+FIRST_DRAWING = textwrap.dedent(
+    """
+    import gc
+    from rich.segment import Segment
+    from rich.style import Style
+    from textual.strip import Strip
+    from lobby_display.widgets.big_label import BigLabel  # its module keeps drawings
+
+    gc.collect()
+    gc.disable()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    line = Strip([Segment("A031", Style(bold=True))], 4)
+    assert line.divide([4]) == [line] and line.crop_extend(0, 4, None) is line
+    del line
+    gc.collect()
+    print(sum(isinstance(item, Strip) for item in gc.garbage))
+    """
+)
+
+
+def test_a_widgets_drawings_are_freed_at_once_though_no_screen_ran_before() -> None:
+    """A widget's module keeps drawings that outlive its app (CI once found a label drawn by a
+    lone widget's test in a cycle when a later screen dropped it): importing it is enough."""
+    run = subprocess.run(
+        [sys.executable, "-c", FIRST_DRAWING], capture_output=True, text=True, check=False
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "0", "a strip was left in a reference cycle"
 
 
 def test_strips_divided_or_cropped_whole_are_freed_at_once() -> None:

@@ -20,12 +20,16 @@ class DrawnCache(Generic[KeyT, ValueT]):
 
     Textual's `LRUCache` (8.2.8) links its entries in a ring: `clear()` leaves the ring, with
     every drawing in it, to the cycle collector (a locale rotation clears a panel's rows). An
-    `OrderedDict` frees what it drops at once.
+    `OrderedDict` frees what it drops at once. Making one keeps Textual's strips out of
+    reference cycles from then on (`free_strips_promptly`): a widget's drawings kept in a
+    module's cache outlive the app that drew them, and a strip drawn before any screen had
+    done so would be left to the cycle collector whenever it is dropped.
     """
 
     __slots__ = ("_items", "hits", "maxsize")
 
     def __init__(self, maxsize: int) -> None:
+        free_strips_promptly()
         self._items: OrderedDict[KeyT, ValueT] = OrderedDict()
         self.maxsize = maxsize
         """The most drawings kept."""
