@@ -51,7 +51,6 @@ from lobby_display.views import PART_FEED, Part
 from lobby_display.widgets.big_label import for_screenshot
 from lobby_display.widgets.connecting import ConnectingNotice
 from lobby_display.widgets.counters import CountersPanel
-from lobby_display.widgets.drawn import free_strips_promptly
 from lobby_display.widgets.header import HeaderBar
 from lobby_display.widgets.now_calling import NowCallingPanel
 from lobby_display.widgets.panel import Shown
@@ -330,7 +329,6 @@ class LobbyApp(App[None], inherit_bindings=False):
     ) -> None:
         super().__init__()
         self.settings = settings
-        free_strips_promptly()
         self.hooks = hooks if hooks is not None else AppHooks()
         self.banner = banner
         self._source = source
