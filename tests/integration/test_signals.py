@@ -20,46 +20,28 @@ from tests.helpers.terminal import TerminalProgram, assert_terminal_restored
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 
-# A small asyncio program: exits 0 via on_exit, counts reloads, runs until told to stop.
+# A small asyncio program: exits 0 via on_exit, counts reloads, runs until told to stop. What
+# it says after "ready" goes to the file $RECORD when that is set (its terminal may be gone by
+# then), else to standard output.
 ASYNCIO_PROGRAM = textwrap.dedent(
-    """
-    import asyncio, sys
-    from lobby_display.process import install_signal_handlers
-
-    async def main():
-        loop = asyncio.get_running_loop()
-        stop = asyncio.Event()
-        def reload():
-            print("reloaded", flush=True)
-        install_signal_handlers(loop, stop.set, reload)
-        print("ready", flush=True)
-        await asyncio.wait_for(stop.wait(), 60)
-        print("leaving cleanly", flush=True)
-        return 0
-
-    sys.exit(asyncio.run(main()))
-    """
-)
-
-# An asyncio program on a terminal that notes which handler ran in the file $RECORD (its terminal
-# may be gone by then, so nothing is printed after "ready").
-RECORDING_PROGRAM = textwrap.dedent(
     """
     import asyncio, os, sys
     from lobby_display.process import install_signal_handlers
 
-    def record(what):
-        with open(os.environ["RECORD"], "a") as file:
-            file.write(what + "\\n")
+    def say(what):
+        if "RECORD" in os.environ:
+            with open(os.environ["RECORD"], "a") as file:
+                file.write(what + "\\n")
+        else:
+            print(what, flush=True)
 
     async def main():
+        loop = asyncio.get_running_loop()
         stop = asyncio.Event()
-        def leave():
-            record("exit")
-            stop.set()
-        install_signal_handlers(asyncio.get_running_loop(), leave, lambda: record("reload"))
+        install_signal_handlers(loop, stop.set, lambda: say("reloaded"))
         print("ready", flush=True)
         await asyncio.wait_for(stop.wait(), 60)
+        say("leaving cleanly")
         return 0
 
     sys.exit(asyncio.run(main()))
@@ -172,11 +154,11 @@ def test_sighup_from_a_lost_terminal_ends_the_program_instead_of_reloading(
     """foot dying hangs up the app's terminal: that SIGHUP must end the app, not reload it."""
     record = tmp_path / "handlers"
     env = _env(RECORD=str(record))
-    with TerminalProgram([sys.executable, "-c", RECORDING_PROGRAM], env=env) as program:
+    with TerminalProgram([sys.executable, "-c", ASYNCIO_PROGRAM], env=env) as program:
         program.wait_for(b"ready")
         program.hang_up()
         run = program.wait()
-    assert record.read_text().split() == ["exit"]
+    assert record.read_text().splitlines() == ["leaving cleanly"]
     # Nothing can be restored on a terminal that no longer exists; the exit must be clean.
     assert run.returncode == 0
 
