@@ -17,7 +17,7 @@ from rich.segment import ControlType, Segment
 from textual.app import RenderResult
 from textual.color import Color
 from textual.content import Content
-from textual.geometry import Region
+from textual.geometry import Region, Size
 from textual.reactive import reactive
 from textual.strip import Strip
 from textual.visual import Visual, visualize
@@ -147,12 +147,20 @@ class BigLabel(Widget):
         return self._line(y, as_image=self.shows_image if as_image is None else as_image)
 
     def _line(self, y: int, as_image: bool) -> Strip:
-        """Line `y` of the cells under the image (`as_image`, blank) or of the drawing itself.
+        """Line `y` of the cells under the image (`as_image`, blank) or of the drawing itself."""
+        lines = self._lines(as_image)
+        if y < len(lines):
+            return lines[y]
+        return Strip.blank(self.size.width, self.visual_style.rich_style)
+
+    def _lines(self, as_image: bool, size: Size | None = None) -> list[Strip]:
+        """The lines of the cells under the image (`as_image`, blank) or of the drawing itself,
+        at `size` (the widget's by default: asking for it walks up to the screen).
 
         Drawn lines are shared by every big label: during a burst of calls each label moves
         from card to card at the same size, and drawing it costs more than the rest of a frame.
         """
-        width, height = self.size
+        width, height = self.size if size is None else size
         style = self.visual_style
         # The cells under an image are blank whatever the label: one drawing for every label.
         key = (
@@ -165,9 +173,7 @@ class BigLabel(Widget):
             visual = visualize(self, self._content(as_image), markup=False)
             lines = Visual.to_strips(self, visual, width, height, style)
             _DRAWN.set(key, lines)
-        if y < len(lines):
-            return lines[y]
-        return Strip.blank(width, style.rich_style)
+        return lines
 
     def _drawing(self, crop: Region) -> list[Strip]:
         """The lines of `crop` with the label drawn in the cells (no image), past the lines
@@ -183,17 +189,19 @@ class BigLabel(Widget):
         """
         if _screenshot:
             return self._drawing(crop)
-        image = self._sixel() if self.graphics.sixel else None
+        # The widget's size once for the whole render: asking for it walks up to the screen.
+        size = self.size
+        image = self._sixel(size) if self.graphics.sixel else None
         self._as_image = image is not None
         try:
-            return self._render_lines(crop, image)
+            return self._render_lines(crop, image, size)
         finally:
             self._as_image = None
 
-    def _render_lines(self, crop: Region, image: str | None) -> list[Strip]:
+    def _render_lines(self, crop: Region, image: str | None, size: Size) -> list[Strip]:
         if image is None:
             return super().render_lines(crop)
-        width, height = self.size
+        width, height = size
         if crop != Region(0, 0, width, height):
             # Asked once per partial crop: a card clipped by its container (a layout that
             # does not fit) is drawn with the same crop every frame and would refresh forever.
@@ -205,11 +213,13 @@ class BigLabel(Widget):
         # The cells under the image straight from the shared drawing: they are blank, in the
         # widget's own style (a big label has no border, padding or tint), so Textual's styles
         # pass over every line of every card of every call adds nothing but its cost.
-        strips = [self._line(y, as_image=True) for y in range(height)]
+        strips = self._lines(True, size)[:height]
+        if len(strips) < height:
+            strips += [Strip.blank(width, self.visual_style.rich_style)] * (height - len(strips))
         if strips:
             last = strips[-1]
             x, y = self.content_region.offset
-            box_width, box_height = self._box()
+            box_width, box_height = self._box(size)
             x += (width - box_width) // 2
             y += (height - box_height) // 2
             strips[-1] = Strip(
@@ -223,16 +233,17 @@ class BigLabel(Widget):
             )
         return strips
 
-    def _box(self) -> tuple[int, int]:
-        """The cells the image is drawn in: the widget's, within `image_box`."""
-        width, height = self.size
+    def _box(self, size: Size | None = None) -> tuple[int, int]:
+        """The cells the image is drawn in: the widget's (or `size`), within `image_box`."""
+        width, height = self.size if size is None else size
         if self.image_box is None:
             return width, height
         return min(width, self.image_box[0]), min(height, self.image_box[1])
 
-    def _sixel(self) -> str | None:
-        """The label as a sixel image of the box's pixels in the widget's colours, or None."""
-        width, height = self._box()
+    def _sixel(self, size: Size | None = None) -> str | None:
+        """The label as a sixel image of the box's pixels in the widget's colours, or None
+        (`size`: the widget's, when known)."""
+        width, height = self._box(size)
         graphics = self.graphics
         _, _, background, foreground = self.colors
         key = (self.label, width, height, background, foreground, graphics, self.max_size)

@@ -228,6 +228,9 @@ class LinePanel(Panel, Generic[ContentT, RowT, LayoutT]):
         # Rows drawn ahead with another layout (`drawn_for`), and what with.
         self._drawn_ahead: DrawnCache[RowT | _Message, list[Strip]] = DrawnCache(MAX_DRAWN_ROWS)
         self._drawn_ahead_with: Hashable = None
+        # Within `render_lines`: the drawing key is followed, and the blank line once drawn.
+        self._key_followed = False
+        self._blank: Strip | None = None
 
     # --- what a subclass says --------------------------------------------------------------
 
@@ -364,8 +367,40 @@ class LinePanel(Panel, Generic[ContentT, RowT, LayoutT]):
             if drawn.get(row) is None:
                 drawn.set(row, self.draw_row(row, layout) if draw is None else draw(row))
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """The lines of `crop`, with the rows' drawing key (`drawn_key`) asked once for all of
+        them: asked for each line, the width (a walk up to the screen), the style and the theme
+        cost more than finding the line's row drawn (a call redraws the recent calls' lines)."""
+        self._follow_drawn_key()
+        self._key_followed = True
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._key_followed = False
+            self._blank = None
+
     def render_line(self, y: int) -> Strip:
         """Line `y`: its row's line, drawn once and kept."""
+        if not self._key_followed:
+            self._follow_drawn_key()
+        if y < len(self._line_keys):
+            row, index = self._line_keys[y]
+            strips = self._drawn.get(row)
+            if strips is None:
+                strips = self._draw(row)
+                self._drawn.set(row, strips)
+            if index < len(strips):
+                return strips[index]
+        blank = self._blank
+        if blank is None:
+            blank = Strip.blank(self.size.width, self.visual_style.rich_style)
+            if self._key_followed:
+                self._blank = blank
+        return blank
+
+    def _follow_drawn_key(self) -> None:
+        """Keep the rows drawn with what they depend on now (`drawn_key`): those drawn ahead
+        for it, else none."""
         drawn_with = self.drawn_key(self._row_layout)
         if drawn_with != self._drawn_with:
             if drawn_with == self._drawn_ahead_with:
@@ -375,15 +410,6 @@ class LinePanel(Panel, Generic[ContentT, RowT, LayoutT]):
             else:
                 self._drawn.clear()
             self._drawn_with = drawn_with
-        if y < len(self._line_keys):
-            row, index = self._line_keys[y]
-            strips = self._drawn.get(row)
-            if strips is None:
-                strips = self._draw(row)
-                self._drawn.set(row, strips)
-            if index < len(strips):
-                return strips[index]
-        return Strip.blank(self.size.width, self.visual_style.rich_style)
 
     def notify_style_update(self) -> None:
         # A new theme or freshness changes the colours the rows were drawn with.
