@@ -7,6 +7,7 @@ console), each dot ink or paper at half coverage, in the card's two colours.
 from __future__ import annotations
 
 import enum
+import functools
 from typing import Final
 
 from PIL import Image
@@ -62,29 +63,51 @@ def mosaic(
     """`label` drawn in `columns` x `rows` cells of `kind`, one string per row (each `columns`
     cells wide), for cells of `cell` pixels, its font at most `max_size` pixels when given; None
     when it cannot be drawn (see `rasterise`)."""
+    drawn = _mosaic(label, columns, rows, kind, cell, cjk_locale, max_size)
+    return None if drawn is None else list(drawn)
+
+
+# A label's mosaic is asked for again in other colours (a call's highlight ends, a card drawn
+# in the next locale's turn) and by every card it moves to at the same size.
+@functools.lru_cache(maxsize=64)
+def _mosaic(
+    label: str,
+    columns: int,
+    rows: int,
+    kind: Mosaic,
+    cell: tuple[int, int],
+    cjk_locale: str,
+    max_size: int,
+) -> tuple[str, ...] | None:
     across, down = kind.dots
     cell_width, cell_height = cell
     drawing = rasterise(label, columns * cell_width, rows * cell_height, cjk_locale, max_size)
     if drawing is None:
         return None
     dots = drawing.resize((columns * across, rows * down), Image.Resampling.BOX)
-    ink = dots.point(lambda value: 1 if value >= 128 else 0).tobytes()
+    ink = dots.point(_INKED).tobytes()
     if not any(ink):
         return None  # too small to leave any dot inked: the label as text says more
+    # Each cell's pattern of dots for the whole picture at once: the dots of each place in a
+    # cell (bit i = dot i, row by row), one byte a cell, added up as big integers (no carries:
+    # the bits of the places differ), then a character per pattern.
     width = columns * across
-    characters = CHARACTERS[kind]
-    lines = []
-    for row in range(rows):
-        line = []
-        for column in range(columns):
-            bits = 0
-            for dy in range(down):
-                start = (row * down + dy) * width + column * across
-                for dx in range(across):
-                    bits |= ink[start + dx] << (dy * across + dx)
-            line.append(characters[bits])
-        lines.append("".join(line))
-    return lines
+    patterns = 0
+    for dy in range(down):
+        for dx in range(across):
+            place = b"".join(
+                ink[start + dx : start + width : across]
+                for start in range(dy * width, len(ink), down * width)
+            )
+            patterns += int.from_bytes(place, "big") << (dy * across + dx)
+    cells = patterns.to_bytes(columns * rows, "big").decode("latin-1").translate(_TABLES[kind])
+    return tuple(cells[row * columns : (row + 1) * columns] for row in range(rows))
+
+
+#: A dot is ink at half coverage or more.
+_INKED: Final = [1 if value >= 128 else 0 for value in range(256)]
+#: For each mosaic, the translation of a cell's pattern (a character 0-63) to its character.
+_TABLES: Final = {kind: dict(enumerate(characters)) for kind, characters in CHARACTERS.items()}
 
 
 __all__ = ["CHARACTERS", "Mosaic", "mosaic"]

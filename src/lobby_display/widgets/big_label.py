@@ -64,6 +64,9 @@ class BigLabel(Widget):
         self._as_image: bool | None = None
         """Whether lines are cells under an image, for the render under way (`render_lines`
         finds it once: asking per line cost more than drawing the lines)."""
+        self._rendering: list[Strip] | None = None
+        """The lines of the render under way, once one was asked for (`render_line`)."""
+        self._render_size: Size | None = None
         self.image_box: tuple[int, int] | None = None
         """The largest box (cells) the image is drawn in; see `set_image_box`."""
         self.max_size = 0
@@ -144,7 +147,17 @@ class BigLabel(Widget):
     def render_line(self, y: int) -> Strip:
         """Line `y` of the label as drawn at this size and in these colours."""
         as_image = self._as_image
-        return self._line(y, as_image=self.shows_image if as_image is None else as_image)
+        if as_image is None:
+            return self._line(y, as_image=self.shows_image)
+        # Within `render_lines`: the lines are found once for all of them (each line asked
+        # for the size, a walk up to the screen, and the drawing's key).
+        lines = self._rendering
+        if lines is None:
+            lines = self._rendering = self._lines(as_image, self._render_size)
+        if y < len(lines):
+            return lines[y]
+        width = self.size.width if self._render_size is None else self._render_size.width
+        return Strip.blank(width, self.visual_style.rich_style)
 
     def _line(self, y: int, as_image: bool) -> Strip:
         """Line `y` of the cells under the image (`as_image`, blank) or of the drawing itself."""
@@ -193,10 +206,12 @@ class BigLabel(Widget):
         size = self.size
         image = self._sixel(size) if self.graphics.sixel else None
         self._as_image = image is not None
+        self._render_size = size
         try:
             return self._render_lines(crop, image, size)
         finally:
             self._as_image = None
+            self._rendering = self._render_size = None
 
     def _render_lines(self, crop: Region, image: str | None, size: Size) -> list[Strip]:
         if image is None:
