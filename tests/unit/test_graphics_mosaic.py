@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from PIL import ImageFilter
+from PIL import Image, ImageFilter
 
 from lobby_display.graphics.mosaic import CHARACTERS, Mosaic, mosaic
+from lobby_display.graphics.raster import rasterise
 from tests.helpers.pictures import mosaic_bitmap, ocr_line, reads_as
 
 
@@ -55,3 +56,41 @@ def test_what_cannot_be_drawn_is_left_to_plain_text() -> None:
     assert mosaic("", 30, 7, Mosaic.SEXTANTS) is None
     assert mosaic("A" * 13, 30, 7, Mosaic.SEXTANTS) is None
     assert mosaic("A031", 30, 0, Mosaic.SEXTANTS) is None
+
+
+@pytest.mark.parametrize("kind", list(Mosaic))
+@pytest.mark.parametrize(
+    ("label", "columns", "rows"), [("A031", 30, 7), ("K01234", 23, 5), ("7", 9, 4)]
+)
+def test_each_cell_shows_the_dots_of_its_part_of_the_picture(
+    kind: Mosaic, label: str, columns: int, rows: int
+) -> None:
+    # The definition, cell by cell: the label rasterised in the cells' pixels, each dot the
+    # mean of its pixels, ink at half coverage; bit i of a cell's pattern is its dot i.
+    across, down = kind.dots
+    drawing = rasterise(label, columns * 10, rows * 20)
+    assert drawing is not None
+    dots = drawing.resize((columns * across, rows * down), Image.Resampling.BOX)
+    expected = [
+        "".join(
+            CHARACTERS[kind][
+                sum(
+                    (dots.getpixel((column * across + dx, row * down + dy)) >= 128)
+                    << (dy * across + dx)
+                    for dy in range(down)
+                    for dx in range(across)
+                )
+            ]
+            for column in range(columns)
+        )
+        for row in range(rows)
+    ]
+    assert mosaic(label, columns, rows, kind) == expected
+
+
+def test_a_mosaic_changed_by_its_caller_is_not_the_next_one_drawn() -> None:
+    first = mosaic("A031", 30, 7, Mosaic.SEXTANTS)
+    assert first is not None
+    drawn = list(first)
+    first[0] = "changed"
+    assert mosaic("A031", 30, 7, Mosaic.SEXTANTS) == drawn
