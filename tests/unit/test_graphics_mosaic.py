@@ -70,12 +70,13 @@ def test_each_cell_shows_the_dots_of_its_part_of_the_picture(
     across, down = kind.dots
     drawing = rasterise(label, columns * 10, rows * 20)
     assert drawing is not None
-    dots = drawing.resize((columns * across, rows * down), Image.Resampling.BOX)
+    dots = drawing.resize((columns * across, rows * down), Image.Resampling.BOX).tobytes()
+    width = columns * across
     expected = [
         "".join(
             CHARACTERS[kind][
                 sum(
-                    (dots.getpixel((column * across + dx, row * down + dy)) >= 128)
+                    (dots[(row * down + dy) * width + column * across + dx] >= 128)
                     << (dy * across + dx)
                     for dy in range(down)
                     for dx in range(across)
