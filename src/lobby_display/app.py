@@ -48,6 +48,7 @@ from lobby_display.models import LOCALES
 from lobby_display.redaction import redact
 from lobby_display.updates import Call, Clock, FeedHealth, ReferenceData, Update, utc_now
 from lobby_display.views import PART_FEED, Part
+from lobby_display.widgets.background import keep_background_colors
 from lobby_display.widgets.big_label import for_screenshot
 from lobby_display.widgets.connecting import ConnectingNotice
 from lobby_display.widgets.counters import CountersPanel
@@ -328,6 +329,7 @@ class LobbyApp(App[None], inherit_bindings=False):
         graphics: Graphics | None = None,
     ) -> None:
         super().__init__()
+        keep_background_colors()  # asked for by every widget of every frame
         self.settings = settings
         self.hooks = hooks if hooks is not None else AppHooks()
         self.banner = banner
