@@ -61,12 +61,12 @@ class BigLabel(Widget):
         self.graphics = graphics if graphics is not None else Graphics()
         """How the label is drawn (sixel or which mosaic, the cell size); see `set_graphics`."""
         self._partial: Region | None = None
-        self._as_image: bool | None = None
-        """Whether lines are cells under an image, for the render under way (`render_lines`
-        finds it once: asking per line cost more than drawing the lines)."""
+        self._under_way: tuple[bool, Size] | None = None
+        """For the render under way: whether lines are cells under an image, and the widget's
+        size (`render_lines` finds both once: asking per line cost more than drawing the
+        lines)."""
         self._rendering: list[Strip] | None = None
         """The lines of the render under way, once one was asked for (`render_line`)."""
-        self._render_size: Size | None = None
         self.image_box: tuple[int, int] | None = None
         """The largest box (cells) the image is drawn in; see `set_image_box`."""
         self.max_size = 0
@@ -133,12 +133,13 @@ class BigLabel(Widget):
     def render(self) -> RenderResult:
         """Blank cells under the image; else the mosaic when the label can be drawn at this
         size; else the text itself."""
-        return self._content(as_image=self.shows_image)
+        as_image = self.shows_image
+        return self._content(as_image, None if as_image else self.mosaic_rows)
 
-    def _content(self, as_image: bool) -> Content:
+    def _content(self, as_image: bool, rows: list[str] | None) -> Content:
+        """What `render` shows, given the mosaic's `rows` (None: not drawn as one)."""
         if as_image:
             return Content("")
-        rows = self.mosaic_rows
         if rows is None:
             # Content(...) keeps "[bold]" and the like literal: a label is data, not markup.
             return Content(self.label)
@@ -146,25 +147,21 @@ class BigLabel(Widget):
 
     def render_line(self, y: int) -> Strip:
         """Line `y` of the label as drawn at this size and in these colours."""
-        as_image = self._as_image
-        if as_image is None:
-            return self._line(y, as_image=self.shows_image)
+        if self._under_way is None:
+            size = self.size
+            return self._line(self._lines(self.shows_image, size), y, size)
         # Within `render_lines`: the lines are found once for all of them (each line asked
         # for the size, a walk up to the screen, and the drawing's key).
-        lines = self._rendering
-        if lines is None:
-            lines = self._rendering = self._lines(as_image, self._render_size)
-        if y < len(lines):
-            return lines[y]
-        width = self.size.width if self._render_size is None else self._render_size.width
-        return Strip.blank(width, self.visual_style.rich_style)
+        as_image, size = self._under_way
+        if self._rendering is None:
+            self._rendering = self._lines(as_image, size)
+        return self._line(self._rendering, y, size)
 
-    def _line(self, y: int, as_image: bool) -> Strip:
-        """Line `y` of the cells under the image (`as_image`, blank) or of the drawing itself."""
-        lines = self._lines(as_image)
+    def _line(self, lines: list[Strip], y: int, size: Size) -> Strip:
+        """Line `y` of `lines` (drawn at `size`), or a blank line past them."""
         if y < len(lines):
             return lines[y]
-        return Strip.blank(self.size.width, self.visual_style.rich_style)
+        return Strip.blank(size.width, self.visual_style.rich_style)
 
     def _lines(self, as_image: bool, size: Size | None = None) -> list[Strip]:
         """The lines of the cells under the image (`as_image`, blank) or of the drawing itself,
@@ -191,7 +188,7 @@ class BigLabel(Widget):
                 rich_style = style.rich_style
                 lines = [Strip([Segment(row, rich_style)]) for row in rows]
             else:
-                visual = visualize(self, self._content(as_image), markup=False)
+                visual = visualize(self, self._content(as_image, rows), markup=False)
                 lines = Visual.to_strips(self, visual, width, height, style)
             _DRAWN.set(key, lines)
         return lines
@@ -199,7 +196,9 @@ class BigLabel(Widget):
     def _drawing(self, crop: Region) -> list[Strip]:
         """The lines of `crop` with the label drawn in the cells (no image), past the lines
         Textual keeps (those are blank under an image)."""
-        return [self._line(y, as_image=False).crop(crop.x, crop.right) for y in crop.line_range]
+        size = self.size
+        lines = self._lines(False, size)
+        return [self._line(lines, y, size).crop(crop.x, crop.right) for y in crop.line_range]
 
     def render_lines(self, crop: Region) -> list[Strip]:
         """The lines of `crop`; with sixel, the image follows the box's last line.
@@ -213,13 +212,12 @@ class BigLabel(Widget):
         # The widget's size once for the whole render: asking for it walks up to the screen.
         size = self.size
         image = self._sixel(size) if self.graphics.sixel else None
-        self._as_image = image is not None
-        self._render_size = size
+        self._under_way = (image is not None, size)
         try:
             return self._render_lines(crop, image, size)
         finally:
-            self._as_image = None
-            self._rendering = self._render_size = None
+            self._under_way = None
+            self._rendering = None
 
     def _render_lines(self, crop: Region, image: str | None, size: Size) -> list[Strip]:
         if image is None:
@@ -236,9 +234,8 @@ class BigLabel(Widget):
         # The cells under the image straight from the shared drawing: they are blank, in the
         # widget's own style (a big label has no border, padding or tint), so Textual's styles
         # pass over every line of every card of every call adds nothing but its cost.
-        strips = self._lines(True, size)[:height]
-        if len(strips) < height:
-            strips += [Strip.blank(width, self.visual_style.rich_style)] * (height - len(strips))
+        lines = self._lines(True, size)
+        strips = [self._line(lines, y, size) for y in range(height)]
         if strips:
             last = strips[-1]
             x, y = self.content_region.offset
