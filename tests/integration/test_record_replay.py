@@ -43,6 +43,11 @@ from tests.helpers.recording_harness import every_feed, record_until
 
 #: A place with more current tickets than a first page holds (the display reads REST pages).
 PLACE: dict[str, Any] = {"tickets": 130, "speed": 60.0, "heartbeat": 0.3, "retry_ms": 500}
+#: Seconds between the scripted calls. The service's date-times are whole seconds: calls in the
+#: same second are ordered as the display first saw them, live one by one, but all at once when
+#: a slow replaying display's first snapshot already holds them (a loaded machine: the recall
+#: listed last instead of first). Each call in its own second is newest-first either way.
+CALLS_APART = 1.05
 
 
 def board_facts(board: Board) -> dict[str, Any]:
@@ -147,7 +152,7 @@ async def live_day(
         called: list[dict[str, Any]] = []
         for label in waiting[:3]:
             called += await asyncio.to_thread(sim.call_tickets, [label])
-            await asyncio.sleep(0.2)
+            await asyncio.sleep(CALLS_APART)
         await asyncio.to_thread(sim.recall_tickets, [called[-1]["label"]])
         await asyncio.to_thread(sim.drop, "tickets")  # a reconnection, recorded too
         await until(enough, 30, "enough recorded")
@@ -170,7 +175,10 @@ async def test_a_replayed_recording_ends_with_the_board_the_live_display_had(
     assert recording.skipped == 0
     assert {line.feed for line in recording.lines if hasattr(line, "feed")} == set(Feed)
 
-    with ReplayServer(recording, speed=5.0, heartbeat=0.3) as replay:
+    # The replay plays from when it starts, not from when the display connects: at twice the
+    # speed, a display slow to start on a loaded machine still connects before the calls, and
+    # sees the day as the live display did (a later one gets a snapshot of that moment).
+    with ReplayServer(recording, speed=2.0, heartbeat=0.3) as replay:
         config = replay.write_config(tmp_path / "replay")
         display = Display(settings_of(config))
         async with display.running():
