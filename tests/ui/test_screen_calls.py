@@ -18,6 +18,7 @@ from lobby_display.graphics.raster import rasterise
 from lobby_display.graphics.terminal import Graphics
 from lobby_display.updates import TicketChanged
 from lobby_display.widgets import now_calling
+from lobby_display.widgets.big_label import BigLabel
 from lobby_display.widgets.now_calling import SIZE_MEMORY, CallCard
 from tests.helpers.boards import (
     Clock,
@@ -520,3 +521,42 @@ async def test_calls_keep_the_size_a_wider_label_needed_for_ten_minutes() -> Non
         grown, grown_box = await group("K022", "K023", "K024")
         assert grown_box == box
         assert grown > wide, "ten minutes on, the short labels are drawn as large as they fit"
+
+
+async def test_cards_that_appear_draw_their_labels_alike_from_their_first_frame(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A card shown for the first time has no width yet: its counter line must not be the
+    sentence, which a card narrower than it wraps over two or three lines: that card's label
+    was drawn a line or two smaller than its neighbours' in their first frame."""
+    drawn: list[tuple[str, int, int]] = []
+    encode = BigLabel._encode
+
+    def noted(big: BigLabel, width: int, height: int, *colours: Any) -> str:
+        drawn.append((big.label, width, height))
+        return encode(big, width, height, *colours)
+
+    monkeypatch.setattr(BigLabel, "_encode", noted)
+    clock, source = Clock(), FakeSource()
+    graphics = Graphics(sixel=True, mosaic=Mosaic.SEXTANTS, cell=(18, 36))
+    app = calls_app(clock, source, graphics=graphics, locales=["fr_FR"])
+    labels = {"A901", "B902", "K917"}
+    async with app.run_test(size=(106, 30)) as pilot:
+        # Three calls at once: three cards narrower than "Veuillez vous présenter : Guichet 2".
+        source.push(
+            call("t-a901", "A901", "q-civil", 1, clock.now),
+            call("t-b902", "B902", "q-residence", 4, clock.now),
+            call("t-k917", "K917", "q-pass", 2, clock.now),
+        )
+        panel = app.now_calling
+        await wait_for(pilot, lambda: len(panel.shown_cards) == 3)
+        await settled(app, pilot, source)
+        cards = panel.shown_cards
+        assert all(card.counter.text.startswith("Guichet") for card in cards)
+        assert all(card.big.shows_image for card in cards)
+    pictures = [item for item in drawn if item[0] in labels]
+    assert pictures, "no picture of the new calls was made"
+    # Every size a label was drawn at, all three were drawn at (the calls of one moment alike).
+    sizes = {(width, height) for _, width, height in pictures}
+    for size in sizes:
+        assert {label for label, *at in pictures if tuple(at) == size} == labels, pictures

@@ -207,12 +207,14 @@ class CallCard(Vertical):
 
     def _fit_counter(self) -> None:
         # A sentence broken over two lines reads badly from afar ("Please go to Desk" / "3"):
-        # when it does not fit one line, the counter's name alone says what matters.
+        # when it does not fit one line, the counter's name alone says what matters. A card
+        # not laid out yet (shown for the first time) takes the name: the sentence, wrapped
+        # in its first frame, drew its label smaller, then again at its size a frame later.
         text = self._text
         if text is None:
             return
         width = self.content_size.width
-        fits = width <= 0 or cell_len(text.counter) <= width
+        fits = width > 0 and cell_len(text.counter) <= width
         self.counter.set_text(text.counter if fits else text.counter_name)
 
     @property
