@@ -111,6 +111,18 @@ class CpuGroup:
             self.path.rmdir()
 
 
+def quota_of(share: float) -> tuple[int, int]:
+    """The quota and period (µs) that give `share` of a core. The period is as short as the
+    kernel's 1 ms least quota allows: a program waits at most a few milliseconds for its next
+    share, as on a slower core. A quota is sought again with the share only: its period set by
+    a first reading of a full core (this host slower than the one played, for a moment) gave a
+    played host 71 ms every 100 ms, which stopped the display for 29 ms at a time."""
+    if share >= 1:
+        return 100_000, 100_000
+    period = max(5000, int(_MIN_QUOTA_US / share) + 1)
+    return max(_MIN_QUOTA_US, round(period * share)), period
+
+
 @dataclass
 class SlowHost:
     """The host to play: `calibration_ms` is what `harness.host_speed` reads there."""
@@ -139,21 +151,20 @@ class SlowHost:
         _hierarchy()
         self.this_host_ms = _measure(None, repeats, loops)
         share = min(1.0, self.this_host_ms / self.calibration_ms)
-        self.period_us = max(5000, int(_MIN_QUOTA_US / share) + 1) if share < 1 else 100_000
-        tries: list[tuple[float, int, float]] = []
+        tries: list[tuple[float, int, int, float]] = []
         for _ in range(5):
-            self.quota_us = max(_MIN_QUOTA_US, round(self.period_us * share))
+            self.quota_us, self.period_us = quota_of(share)
             self.measured_ms = self._read(repeats, loops)
             error = self.measured_ms / self.calibration_ms
-            tries.append((abs(error - 1), self.quota_us, self.measured_ms))
+            tries.append((abs(error - 1), self.quota_us, self.period_us, self.measured_ms))
             if abs(error - 1) <= _TOLERANCE:
                 break
             share = min(1.0, share * error)
         # Other work on the machine moves the reading: the quota that came closest, not the
         # last one tried (which once left the host unplayed, at a full core).
-        error, self.quota_us, self.measured_ms = min(tries)
+        error, self.quota_us, self.period_us, self.measured_ms = min(tries)
         if error > _PLAYABLE:
-            readings = ", ".join(f"{ms:.1f} ms" for _, _, ms in tries)
+            readings = ", ".join(f"{ms:.1f} ms" for *_, ms in tries)
             raise SlowHostError(
                 f"a host of {self.calibration_ms:.0f} ms could not be played: the calibration "
                 f"read {readings} under the quotas tried (this host {self.this_host_ms:.1f} ms); "
