@@ -61,12 +61,10 @@ class BigLabel(Widget):
         self.graphics = graphics if graphics is not None else Graphics()
         """How the label is drawn (sixel or which mosaic, the cell size); see `set_graphics`."""
         self._partial: Region | None = None
-        self._under_way: tuple[bool, Size] | None = None
-        """For the render under way: whether lines are cells under an image, and the widget's
-        size (`render_lines` finds both once: asking per line cost more than drawing the
-        lines)."""
-        self._rendering: list[Strip] | None = None
-        """The lines of the render under way, once one was asked for (`render_line`)."""
+        self._rendering: tuple[Size, list[Strip]] | None = None
+        """For a render of the drawing under way (no image): the widget's size and the lines
+        drawn at it, found once by `render_lines` (asking per line cost more than drawing the
+        lines: the size is a walk up to the screen)."""
         self.image_box: tuple[int, int] | None = None
         """The largest box (cells) the image is drawn in; see `set_image_box`."""
         self.max_size = 0
@@ -147,15 +145,11 @@ class BigLabel(Widget):
 
     def render_line(self, y: int) -> Strip:
         """Line `y` of the label as drawn at this size and in these colours."""
-        if self._under_way is None:
+        if self._rendering is None:
             size = self.size
             return self._line(self._lines(self.shows_image, size), y, size)
-        # Within `render_lines`: the lines are found once for all of them (each line asked
-        # for the size, a walk up to the screen, and the drawing's key).
-        as_image, size = self._under_way
-        if self._rendering is None:
-            self._rendering = self._lines(as_image, size)
-        return self._line(self._rendering, y, size)
+        size, lines = self._rendering
+        return self._line(lines, y, size)
 
     def _line(self, lines: list[Strip], y: int, size: Size) -> Strip:
         """Line `y` of `lines` (drawn at `size`), or a blank line past them."""
@@ -193,10 +187,10 @@ class BigLabel(Widget):
             _DRAWN.set(key, lines)
         return lines
 
-    def _drawing(self, crop: Region) -> list[Strip]:
+    def _drawing(self, crop: Region, size: Size | None = None) -> list[Strip]:
         """The lines of `crop` with the label drawn in the cells (no image), past the lines
-        Textual keeps (those are blank under an image)."""
-        size = self.size
+        Textual keeps (those are blank under an image), at `size` (the widget's by default)."""
+        size = self.size if size is None else size
         lines = self._lines(False, size)
         return [self._line(lines, y, size).crop(crop.x, crop.right) for y in crop.line_range]
 
@@ -212,16 +206,15 @@ class BigLabel(Widget):
         # The widget's size once for the whole render: asking for it walks up to the screen.
         size = self.size
         image = self._sixel(size) if self.graphics.sixel else None
-        self._under_way = (image is not None, size)
-        try:
-            return self._render_lines(crop, image, size)
-        finally:
-            self._under_way = None
-            self._rendering = None
-
-    def _render_lines(self, crop: Region, image: str | None, size: Size) -> list[Strip]:
         if image is None:
-            return super().render_lines(crop)
+            self._rendering = (size, self._lines(False, size))
+            try:
+                return super().render_lines(crop)
+            finally:
+                self._rendering = None
+        return self._render_lines(crop, image, size)
+
+    def _render_lines(self, crop: Region, image: str, size: Size) -> list[Strip]:
         width, height = size
         if crop != Region(0, 0, width, height):
             # Asked once per partial crop: a card clipped by its container (a layout that
@@ -229,7 +222,7 @@ class BigLabel(Widget):
             if crop != self._partial:
                 self._partial = crop
                 self.refresh()
-            return self._drawing(crop)
+            return self._drawing(crop, size)
         self._partial = None
         # The cells under the image straight from the shared drawing: they are blank, in the
         # widget's own style (a big label has no border, padding or tint), so Textual's styles
