@@ -61,6 +61,16 @@ def calls_app(
     return app
 
 
+async def shown_together(
+    app: LobbyApp, pilot: Pilot[Any], source: FakeSource, *calls: TicketChanged
+) -> list[CallCard]:
+    """Push `calls` at one moment; their cards (newest first) once that many are shown."""
+    source.push(*calls)
+    panel = app.now_calling
+    await wait_for(pilot, lambda: len(panel.shown_cards) == len(calls))
+    return panel.shown_cards
+
+
 async def test_a_new_call_appears_large_and_highlighted() -> None:
     clock, source, recorder = Clock(), FakeSource(), Recorder()
     app = calls_app(clock, source, recorder)
@@ -246,14 +256,14 @@ async def test_simultaneous_calls_share_the_space_newest_first() -> None:
     clock, source, recorder = Clock(), FakeSource(), Recorder()
     app = calls_app(clock, source, recorder)
     async with app.run_test(size=(160, 45)) as pilot:
-        source.push(
+        cards = await shown_together(
+            app,
+            pilot,
+            source,
             call("t-k017", "K017", "q-pass", 2, clock.now),
             call("t-b050", "B050", "q-civil", 1, clock.now),
             call("t-c010", "C010", "q-residence", 4, clock.now),
         )
-        panel = app.now_calling
-        await wait_for(pilot, lambda: len(panel.shown_cards) == 3)
-        cards = panel.shown_cards
         assert [card.big.label for card in cards] == ["C010", "B050", "K017"]
         assert all(card.highlighted for card in cards)
         # Once the grid has shared the space (the frame after the cards appear), every card
@@ -262,7 +272,7 @@ async def test_simultaneous_calls_share_the_space_newest_first() -> None:
         await wait_for(pilot, lambda: all(s in screen_text(app) for s in sentences))
         regions = [card.region for card in cards]
         for index, region in enumerate(regions):
-            assert panel.region.contains_region(region)
+            assert app.now_calling.region.contains_region(region)
             for other in regions[index + 1 :]:
                 assert not region.overlaps(other)
         # The announcer hears of them in the order they were made.
@@ -438,16 +448,17 @@ async def test_calls_shown_together_are_drawn_at_one_size() -> None:
     clock, source = Clock(), FakeSource()
     app = calls_app(clock, source)
     async with app.run_test(size=(106, 30)) as pilot:
-        source.push(
+        await shown_together(
+            app,
+            pilot,
+            source,
             call("t-c7", "C7", "q-pass", 1, clock.now),
             call("t-d42", "D0042", "q-civil", 2, clock.now),
             call("t-b12", "B-12", "q-residence", 4, clock.now),
         )
-        panel = app.now_calling
-        await wait_for(pilot, lambda: len(panel.shown_cards) == 3)
         await pilot.pause()
         heights = []
-        for card in panel.shown_cards:
+        for card in app.now_calling.shown_cards:
             big = card.big
             assert big.max_size > 0
             width, height = big.size
@@ -543,15 +554,16 @@ async def test_cards_that_appear_draw_their_labels_alike_from_their_first_frame(
     labels = {"A901", "B902", "K917"}
     async with app.run_test(size=(106, 30)) as pilot:
         # Three calls at once: three cards narrower than "Veuillez vous présenter : Guichet 2".
-        source.push(
+        await shown_together(
+            app,
+            pilot,
+            source,
             call("t-a901", "A901", "q-civil", 1, clock.now),
             call("t-b902", "B902", "q-residence", 4, clock.now),
             call("t-k917", "K917", "q-pass", 2, clock.now),
         )
-        panel = app.now_calling
-        await wait_for(pilot, lambda: len(panel.shown_cards) == 3)
         await settled(app, pilot, source)
-        cards = panel.shown_cards
+        cards = app.now_calling.shown_cards
         assert all(card.counter.text.startswith("Guichet") for card in cards)
         assert all(card.big.shows_image for card in cards)
     pictures = [item for item in drawn if item[0] in labels]
