@@ -175,10 +175,7 @@ async def test_a_replayed_recording_ends_with_the_board_the_live_display_had(
     assert recording.skipped == 0
     assert {line.feed for line in recording.lines if hasattr(line, "feed")} == set(Feed)
 
-    # The replay plays from when it starts, not from when the display connects: at twice the
-    # speed, a display slow to start on a loaded machine still connects before the calls, and
-    # sees the day as the live display did (a later one gets a snapshot of that moment).
-    with ReplayServer(recording, speed=2.0, heartbeat=0.3) as replay:
+    with ReplayServer(recording, speed=5.0, heartbeat=0.3) as replay:
         config = replay.write_config(tmp_path / "replay")
         display = Display(settings_of(config))
         async with display.running():
