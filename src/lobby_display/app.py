@@ -27,7 +27,6 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from rich.console import Console, RenderableType
 from textual.app import App, AutopilotCallbackType, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
 from textual.driver import Driver
 from textual.drivers.linux_driver import LinuxDriver
 from textual.screen import Screen
@@ -57,6 +56,7 @@ from lobby_display.widgets.now_calling import NowCallingPanel
 from lobby_display.widgets.panel import Shown
 from lobby_display.widgets.queue_board import QueueBoard
 from lobby_display.widgets.recent_calls import RecentCallsPanel
+from lobby_display.widgets.repaint import RepaintedHorizontal, RepaintedVertical
 from lobby_display.widgets.status_line import StatusLine
 
 log = logging.getLogger(__name__)
@@ -410,13 +410,13 @@ class LobbyApp(App[None], inherit_bindings=False):
     def compose(self) -> ComposeResult:
         yield self.header
         yield self.connecting
-        with Horizontal(id="main"):
-            with Vertical(id="calls"):
+        with RepaintedHorizontal(id="main"):
+            with RepaintedVertical(id="calls"):
                 yield self.now_calling
-                with Vertical(id="side"):
+                with RepaintedVertical(id="side"):
                     yield self.recent_calls
                     yield self.counters
-            with Vertical(id="info"):
+            with RepaintedVertical(id="info"):
                 yield self.queue_board
         yield self.status_line
 

@@ -21,17 +21,17 @@ from textual.geometry import Region, Size
 from textual.reactive import reactive
 from textual.strip import Strip
 from textual.visual import Visual, visualize
-from textual.widget import Widget
 
 from lobby_display.graphics import sixel
 from lobby_display.graphics.mosaic import mosaic
 from lobby_display.graphics.raster import fitted_size, place_ink
 from lobby_display.graphics.terminal import Graphics
 from lobby_display.widgets.drawn import DrawnCache
+from lobby_display.widgets.repaint import RepaintsAtOnce
 from lobby_display.widgets.sized import sized_in_one_layout
 
 
-class BigLabel(Widget):
+class BigLabel(RepaintsAtOnce):
     """A ticket label as large as the widget, in the widget's colours."""
 
     DEFAULT_CSS = """

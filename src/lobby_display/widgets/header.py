@@ -9,12 +9,12 @@ from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.reactive import reactive
-from textual.widget import Widget
 
 from lobby_display.widgets.panel import Shown
+from lobby_display.widgets.repaint import RepaintsAtOnce
 
 
-class HeaderBar(Widget):
+class HeaderBar(RepaintsAtOnce):
     """Place name on the left, date in the middle, clock on the right; one line of text.
 
     The date and clock are in the place's time zone (the `LocaleText` carries it). Long names

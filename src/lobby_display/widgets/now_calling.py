@@ -15,12 +15,11 @@ from typing import Final
 
 from rich.cells import cell_len
 from textual.app import ComposeResult
-from textual.containers import Container, Vertical
+from textual.containers import Vertical
 from textual.content import Content
 from textual.geometry import Region
 from textual.reactive import reactive
 from textual.strip import Strip
-from textual.widget import Widget
 
 from lobby_display import strings
 from lobby_display.graphics.raster import fitted_size
@@ -29,6 +28,7 @@ from lobby_display.views import CallView, HealthView, NowCalling
 from lobby_display.widgets.big_label import BigLabel
 from lobby_display.widgets.drawn import DrawnCache
 from lobby_display.widgets.panel import Panel, Shown
+from lobby_display.widgets.repaint import RepaintedContainer, RepaintsAtOnce
 from lobby_display.widgets.sized import sized_in_one_layout
 
 #: Lines of cards kept drawn (`_Line.render_lines`): a card's counter and recall lines, in and
@@ -72,7 +72,7 @@ def call_card_text(view: CallView, highlighted: bool, shown: Shown) -> CallCardT
     )
 
 
-class _Line(Widget):
+class _Line(RepaintsAtOnce):
     """A line of literal text that changes only when its text does.
 
     A new text redraws the line alone; the screen is laid out again only when the line appears,
@@ -137,7 +137,7 @@ class _Line(Widget):
         return self._text
 
 
-class CallCard(Vertical):
+class CallCard(Vertical, RepaintsAtOnce):
     """One called ticket: its label (big), the counter to go to, and "called again" if so."""
 
     DEFAULT_CSS = """
@@ -251,7 +251,7 @@ class NowCallingPanel(Panel):
         for card in self.cards:
             card.display = False
         self.message = _Line("message")
-        self._grid = Container(*self.cards, id="cards")
+        self._grid = RepaintedContainer(*self.cards, id="cards")
         self._labels: tuple[str, ...] = ()
         self._row_height = -1
         self._steady = SteadySize()

@@ -16,7 +16,6 @@ from textual.content import Content
 from textual.geometry import Region
 from textual.reactive import reactive
 from textual.strip import Strip
-from textual.widget import Widget
 
 from lobby_display import strings
 from lobby_display.i18n import LocaleText
@@ -24,6 +23,7 @@ from lobby_display.models import pick_name
 from lobby_display.updates import FeedStatus
 from lobby_display.views import Freshness, HealthView
 from lobby_display.widgets.drawn import DrawnCache
+from lobby_display.widgets.repaint import RepaintsAtOnce
 
 #: Drawn where a number is unknown: never a false zero.
 UNKNOWN: str = "—"
@@ -80,7 +80,7 @@ _FRESHNESS_CLASSES = {
 }
 
 
-class Panel(Widget):
+class Panel(RepaintsAtOnce):
     """A framed part of the board: its heading in the top border, its freshness in the bottom.
 
     Reconnecting parts carry a mark; stale parts are dimmed and say since when they are out of

@@ -9,12 +9,12 @@ from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.reactive import reactive
-from textual.widget import Widget
 
 from lobby_display import strings
 from lobby_display.updates import FeedStatus
 from lobby_display.views import Freshness, HealthView, Part
 from lobby_display.widgets.panel import Shown
+from lobby_display.widgets.repaint import RepaintsAtOnce
 
 Level = Literal["live", "warning", "error"]
 
@@ -75,7 +75,7 @@ def status_words(parts: Mapping[Part, HealthView], shown: Shown) -> tuple[str, L
     return " · ".join(named), level
 
 
-class StatusLine(Widget):
+class StatusLine(RepaintsAtOnce):
     """One line: the screen's freshness in words (left) and a banner such as the demo's (right)."""
 
     DEFAULT_CSS = """
