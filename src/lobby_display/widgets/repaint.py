@@ -21,9 +21,9 @@ class RepaintsAtOnce(Widget):
     message queue; when the widget's task next runs, it posts an `Update` (or `Layout`) message
     to the screen. A call changes a dozen widgets (six cards' labels and counter lines, the
     recent calls), so its frame waited for a dozen tasks to run: 3.1 ms of a 34 ms call on this
-    project's benchmark machine. Here `refresh` sets what Textual's sets, and the app runs
-    Textual's own telling (`Widget._check_refresh`) for all of them as soon as its current
-    message is done (`tell_screen`), in the order they were refreshed, as their tasks did.
+    project's benchmark machine. Here `refresh` sets what Textual's sets, and one callback
+    queued for the app (`tell_screen`) tells the screen of all of them, in the order they were
+    refreshed, as their tasks did.
 
     Every widget a call changes must be one, the containers too (`RepaintedVertical`...): a
     refresh still on Textual's path reaches the screen after the others, which may compose
