@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Any, Self
 from weakref import WeakKeyDictionary
 
-from textual.app import App
 from textual.containers import Container, Horizontal, Vertical
+from textual.dom import NoScreen
 from textual.geometry import Region
-from textual.message_pump import MessagePump
 from textual.screen import Screen
 from textual.widget import Widget
 
@@ -37,8 +36,8 @@ class RepaintsAtOnce(Widget):
         layout: bool = False,
         recompose: bool = False,
     ) -> Self:
-        app = None if recompose else self._app_on_screen()
-        if app is None:
+        screen = None if recompose else self._screen_to_tell()
+        if screen is None:
             return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
         # `Widget.refresh`, but for the prompt of the widget's own message queue.
         if layout and not self._layout_required:
@@ -50,17 +49,21 @@ class RepaintsAtOnce(Widget):
             self.clear_cached_dimensions()
             self._rich_style_cache.clear()
             self._repaint_required = True
-        waiting = _WAITING.setdefault(app, {})
-        if not waiting and not app.call_later(tell_screen, app):
+        waiting = _WAITING.setdefault(screen, {})
+        if not waiting and not screen.app.call_later(tell_screen, screen):
             # The app takes no more messages (it is closing): Textual's own path.
             return super().refresh(*regions, repaint=repaint, layout=layout)
         waiting[self] = None
         return self
 
-    def _app_on_screen(self) -> App[Any] | None:
-        """The app, when the widget is mounted on a screen; else None."""
-        screen = _screen_of(self) if self._is_mounted else None
-        return None if screen is None else screen.app
+    def _screen_to_tell(self) -> Screen[Any] | None:
+        """The screen the widget is mounted on, or None when it is not (yet, or any more)."""
+        if not self._is_mounted or self._parent is None or self._closing:
+            return None
+        try:
+            return self.screen
+        except NoScreen:
+            return None
 
 
 class RepaintedContainer(Container, RepaintsAtOnce):
@@ -76,17 +79,16 @@ class RepaintedVertical(Vertical, RepaintsAtOnce):
     """A `Vertical` told to its screen with the widgets in it (see `RepaintsAtOnce`)."""
 
 
-def tell_screen(app: App[Any]) -> None:
-    """Tell the screen of every widget refreshed since the last time, in the order they were
+def tell_screen(screen: Screen[Any]) -> None:
+    """Tell `screen` of every widget on it refreshed since the last time, in the order they were
     refreshed: a repaint of a widget on screen goes straight into the screen's dirty widgets
     (what `Screen._on_update` does with the message), anything else as Textual's own message
-    (`Widget._check_refresh`: a layout, a widget not laid out yet)."""
-    waiting = _WAITING.pop(app, {})
-    screens: dict[Screen[Any], None] = {}
-    for widget in waiting:
-        screen = _screen_of(widget)
+    (`Widget._check_refresh`: a layout, a widget not laid out yet or removed since)."""
+    told = False
+    for widget in _WAITING.pop(screen, {}):
         if (
-            screen is None
+            widget._parent is None
+            or widget._closing
             or widget._layout_required
             or widget._refresh_styles_required
             or widget._scroll_required
@@ -101,23 +103,14 @@ def tell_screen(app: App[Any]) -> None:
             widget._repaint_required = False
             if widget.display:
                 screen._dirty_widgets.add(widget)
-                screens[screen] = None
-    for screen in screens:
+                told = True
+    if told:
         screen.check_idle()
 
 
-def _screen_of(widget: Widget) -> Screen[Any] | None:
-    """The screen `widget` is mounted on, if any (and it is still there)."""
-    if widget._parent is None or widget._closing:
-        return None
-    node: MessagePump | None = widget._parent
-    while node is not None and not isinstance(node, Screen):
-        node = node._parent
-    return node
-
-
-#: Widgets refreshed and not told to their screen yet, by app, in the order they were refreshed.
-_WAITING: WeakKeyDictionary[App[Any], dict[RepaintsAtOnce, None]] = WeakKeyDictionary()
+#: Widgets refreshed and not told to their screen yet, by screen, in the order they were
+#: refreshed.
+_WAITING: WeakKeyDictionary[Screen[Any], dict[RepaintsAtOnce, None]] = WeakKeyDictionary()
 
 __all__ = [
     "RepaintedContainer",
