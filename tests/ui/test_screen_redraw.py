@@ -16,6 +16,7 @@ from lobby_display.board import Board
 from lobby_display.config import Settings
 from lobby_display.frames import FramePacer
 from lobby_display.models import Queue, keyed
+from lobby_display.widgets.queue_board import QueueBoard
 from tests.helpers.boards import (
     Clock,
     FakeSource,
@@ -94,6 +95,60 @@ async def test_turning_pages_and_locales_redraws_every_changed_line() -> None:
                 f"step {step}: {app.shown_locale}, page {app.queue_board.page}"
             )
         assert len(seen) >= 3, "both locales and several pages were shown"
+
+
+async def test_the_queue_boards_next_page_is_drawn_before_it_turns(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With one locale, a page turn drew every row of the new page in its frame (tens of
+    milliseconds on a small PC: a call that came meanwhile waited for it). The screen draws
+    them half a second before the turn; the turn draws again only a queue that changed since,
+    and the page is then the page a new app draws."""
+    clock, source = Clock(at(10)), FakeSource()
+    settings = make_settings()
+    app = LobbyApp(settings, source, clock=clock, board=board_with_pages(settings))
+    app.animation_level = "none"
+    rows: list[str | None] = []
+    draw_row = QueueBoard._draw_row
+
+    def drew(board: QueueBoard, row: Any, arranged: Any) -> Any:
+        rows.append(None if row is None else row.name)
+        return draw_row(board, row, arranged)
+
+    monkeypatch.setattr(QueueBoard, "_draw_row", drew)
+    async with app.run_test(size=(80, 24)) as pilot:
+        board = app.queue_board
+        await wait_for(pilot, lambda: board.pages > 1)
+        await settled(app, pilot)
+        page = board.page
+        turn = app._rotation.next_turn(clock.now.timestamp())
+        clock.advance(turn - clock.now.timestamp() - 0.4)
+        rows.clear()
+        app.tick()  # the turn is 0.4 s away
+        await until(lambda: len(rows) > 4)
+        await settled(app, pilot)
+        assert board.page == page, "not turned yet"
+        ahead = set(rows)
+        source.push(waiting(queue_states(), "q-pass", 17))  # a queue changes meanwhile
+        await settled(app, pilot, source)
+        rows.clear()
+        clock.advance(0.4)
+        app.tick()
+        await wait_for(pilot, lambda: board.page != page)
+        await settled(app, pilot)
+        names = {row.name for row in board.visible_rows if row.name}
+        assert names <= ahead | {None}, "the new page's rows were drawn ahead"
+        assert board.content is not None
+        changed = next(group for group in board.content.groups if "Passport" in group[0].name)
+        assert set(rows) <= {row.name for row in changed}, f"drawn again at the turn: {rows}"
+        in_place = drawn(app)
+        fresh = LobbyApp(settings, clock=clock, board=app.board)
+        fresh.animation_level = "none"
+        async with fresh.run_test(size=(80, 24)) as fresh_pilot:
+            await settled(fresh, fresh_pilot)
+            fresh.queue_board.page_slot = board.page_slot
+            await settled(fresh, fresh_pilot)
+            assert in_place == drawn(fresh)
 
 
 async def test_a_new_theme_after_a_reload_redraws_every_line_in_its_colours() -> None:

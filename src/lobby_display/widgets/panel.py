@@ -228,6 +228,8 @@ class LinePanel(Panel, Generic[ContentT, RowT, LayoutT]):
         # Rows drawn ahead with another layout (`drawn_for`), and what with.
         self._drawn_ahead: DrawnCache[RowT | _Message, list[Strip]] = DrawnCache(MAX_DRAWN_ROWS)
         self._drawn_ahead_with: Hashable = None
+        # Rows drawn ahead for the current drawing key (`draw_ahead`): kept until they are shown.
+        self._kept_ahead: frozenset[RowT] = frozenset()
         # Within `render_lines`: the drawing key is followed, and the blank line once drawn.
         self._key_followed = False
         self._blank: Strip | None = None
@@ -283,9 +285,9 @@ class LinePanel(Panel, Generic[ContentT, RowT, LayoutT]):
         old, new = self._line_keys, tuple(lines)
         self._line_keys = new
         if len(self._drawn) > 2 * len(new) + _SPARE_DRAWN_ROWS:
-            # Keep the rows on screen: a busy day would otherwise fill the store with rows
-            # that changed long ago.
-            shown = {row for row, _ in new}
+            # Keep the rows on screen (and those drawn ahead for the next turn): a busy day
+            # would otherwise fill the store with rows that changed long ago.
+            shown = {row for row, _ in new} | self._kept_ahead
             for row in set(self._drawn.keys()) - shown:
                 self._drawn.discard(row)
         width = self.size.width
@@ -363,9 +365,13 @@ class LinePanel(Panel, Generic[ContentT, RowT, LayoutT]):
         and keep them (`drawn_for`): once the content comes with that layout (a locale's turn,
         say), they are shown without being drawn again."""
         drawn = self.drawn_for(layout)
-        for row, _ in lines:
+        rows = [row for row, _ in lines]
+        for row in rows:
             if drawn.get(row) is None:
                 drawn.set(row, self.draw_row(row, layout) if draw is None else draw(row))
+        # Drawn with the rows on screen (a page of the same layout), they are kept with them
+        # until the turn; the rows of another layout have a store of their own.
+        self._kept_ahead = frozenset(rows) if drawn is self._drawn else frozenset()
 
     def render_lines(self, crop: Region) -> list[Strip]:
         """The lines of `crop`, with the rows' drawing key (`drawn_key`) asked once for all of
