@@ -410,8 +410,9 @@ async def test_the_next_locales_queue_rows_are_drawn_before_its_turn(
         app.tick()  # the turn is 0.4 s away
         await until(lambda: len(worded) == len(queues))
         assert set(worded) == {(queue, "en_US") for queue in queues}
+        # Drawn a few rows a turn of the loop (`ROWS_AHEAD_PER_TURN`).
+        await until(lambda: len(drawn) > len(queues))
         assert None in drawn, "the English headings drawn ahead"
-        assert len(drawn) > len(queues)
         assert app.shown_locale == "fr_FR"
         worded.clear()
         app.apply_update(waiting(queue_states(), "q-pass", 9))  # a queue changes meanwhile

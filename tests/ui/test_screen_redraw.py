@@ -16,6 +16,7 @@ from lobby_display.board import Board
 from lobby_display.config import Settings
 from lobby_display.frames import FramePacer
 from lobby_display.models import Queue, keyed
+from lobby_display.widgets.panel import ROWS_AHEAD_PER_TURN
 from lobby_display.widgets.queue_board import QueueBoard
 from tests.helpers.boards import (
     Clock,
@@ -149,6 +150,49 @@ async def test_the_queue_boards_next_page_is_drawn_before_it_turns(
             fresh.queue_board.page_slot = board.page_slot
             await settled(fresh, fresh_pilot)
             assert in_place == drawn(fresh)
+
+
+async def test_a_call_that_comes_while_the_next_page_is_drawn_ahead_goes_first(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The next page is drawn ahead a few rows a turn of the loop: a call that comes meanwhile
+    is drawn after the rows under way, not after the whole page (tens of rows)."""
+    clock, source = Clock(at(10)), FakeSource()
+    settings = make_settings()
+    app = LobbyApp(settings, source, clock=clock, board=board_with_pages(settings))
+    app.animation_level = "none"
+    happened: list[str] = []
+    draw_row = QueueBoard._draw_row
+
+    def drew(board: QueueBoard, row: Any, arranged: Any) -> Any:
+        happened.append("row")
+        return draw_row(board, row, arranged)
+
+    monkeypatch.setattr(QueueBoard, "_draw_row", drew)
+    async with app.run_test(size=(80, 24)) as pilot:
+        board = app.queue_board
+        await wait_for(pilot, lambda: board.pages > 1)
+        await settled(app, pilot)
+        show = app.now_calling.show
+
+        def shown(now_calling: Any, *args: Any) -> None:
+            if any(view.call.label == "Z901" for view in now_calling.calls):
+                happened.append("call")
+            show(now_calling, *args)
+
+        monkeypatch.setattr(app.now_calling, "show", shown)
+        turn = app._rotation.next_turn(clock.now.timestamp())
+        clock.advance(turn - clock.now.timestamp() - 0.4)
+        await asyncio.sleep(0.05)  # no frame just made: the call is drawn at once
+        happened.clear()
+        app.tick()  # the next page drawn ahead from now
+        app.apply_update(call("t-z1", "Z901", "q-pass", 3, clock.now))
+        await until(lambda: "call" in happened)
+        await settled(app, pilot)
+        rows = happened.count("row")
+        assert rows > ROWS_AHEAD_PER_TURN, f"a page of a few rows: {happened}"
+        assert happened.index("call") < rows, f"the call drawn after the page: {happened}"
+        assert "Z901" in "\n".join(screen_lines(app))
 
 
 async def test_a_new_theme_after_a_reload_redraws_every_line_in_its_colours() -> None:

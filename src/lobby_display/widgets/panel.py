@@ -196,6 +196,9 @@ LayoutT = TypeVar("LayoutT", bound=Hashable)
 LineKey = tuple[RowT, int]
 #: Most rows a `LinePanel` keeps drawn (every page of a large board, and rows that changed).
 MAX_DRAWN_ROWS: Final = 512
+#: Rows `LinePanel.draw_ahead` draws in one turn of the loop (a queue row: about 0.5 ms on this
+#: project's benchmark machine).
+ROWS_AHEAD_PER_TURN: Final = 4
 #: Rows kept drawn beyond twice those on screen (rows of other pages, rows that changed).
 _SPARE_DRAWN_ROWS: Final = 32
 
@@ -363,15 +366,40 @@ class LinePanel(Panel, Generic[ContentT, RowT, LayoutT]):
     ) -> None:
         """Draw the rows of `lines` not yet drawn with `layout` (with `draw`, else `draw_row`),
         and keep them (`drawn_for`): once the content comes with that layout (a locale's turn,
-        say), they are shown without being drawn again."""
-        drawn = self.drawn_for(layout)
-        rows = [row for row, _ in lines]
-        for row in rows:
-            if drawn.get(row) is None:
-                drawn.set(row, self.draw_row(row, layout) if draw is None else draw(row))
+        say), they are shown without being drawn again.
+
+        `ROWS_AHEAD_PER_TURN` rows a turn of the loop: a page of the queue board is tens of
+        rows, and a call that comes meanwhile is drawn after the few rows under way, not after
+        the whole page."""
+        rows = tuple(row for row, _ in lines)
         # Drawn with the rows on screen (a page of the same layout), they are kept with them
         # until the turn; the rows of another layout have a store of their own.
-        self._kept_ahead = frozenset(rows) if drawn is self._drawn else frozenset()
+        self._kept_ahead = frozenset(rows) if self.drawn_for(layout) is self._drawn else frozenset()
+        self._draw_ahead_from(rows, 0, layout, draw)
+
+    def _draw_ahead_from(
+        self,
+        rows: tuple[RowT, ...],
+        start: int,
+        layout: LayoutT,
+        draw: Callable[[RowT], list[Strip]] | None,
+    ) -> None:
+        """Draw up to `ROWS_AHEAD_PER_TURN` of `rows` from `start` (those not drawn yet), and
+        the rest at the next turn of the loop."""
+        if not self.is_attached:
+            return
+        # Asked again at each turn: the store that matches the styles and width of now (a new
+        # theme meanwhile clears it, and rows drawn with the old one must not go in).
+        drawn = self.drawn_for(layout)
+        index, count = start, 0
+        while index < len(rows) and count < ROWS_AHEAD_PER_TURN:
+            row = rows[index]
+            index += 1
+            if drawn.get(row) is None:
+                drawn.set(row, self.draw_row(row, layout) if draw is None else draw(row))
+                count += 1
+        if index < len(rows):
+            self.call_later(self._draw_ahead_from, rows, index, layout, draw)
 
     def render_lines(self, crop: Region) -> list[Strip]:
         """The lines of `crop`, with the rows' drawing key (`drawn_key`) asked once for all of
