@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import replace
 from typing import Any
 
 import pytest
+from textual.pilot import Pilot
 
 from lobby_display.app import QUEUES_REDRAW_PERIOD, LobbyApp
 from lobby_display.board import Board
@@ -98,6 +101,35 @@ async def test_turning_pages_and_locales_redraws_every_changed_line() -> None:
         assert len(seen) >= 3, "both locales and several pages were shown"
 
 
+@asynccontextmanager
+async def paged_app(
+    monkeypatch: pytest.MonkeyPatch, on_row: Callable[[str | None], None]
+) -> AsyncIterator[tuple[LobbyApp, Pilot[Any], Clock, FakeSource]]:
+    """One locale and a queue board of several pages (80 x 24), settled; every row the board
+    draws is told to `on_row` (its name; None for the headings)."""
+    clock, source = Clock(at(10)), FakeSource()
+    settings = make_settings()
+    app = LobbyApp(settings, source, clock=clock, board=board_with_pages(settings))
+    app.animation_level = "none"
+    draw_row = QueueBoard._draw_row
+
+    def drew(board: QueueBoard, row: Any, arranged: Any) -> Any:
+        on_row(None if row is None else row.name)
+        return draw_row(board, row, arranged)
+
+    monkeypatch.setattr(QueueBoard, "_draw_row", drew)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.queue_board.pages > 1)
+        await settled(app, pilot)
+        yield app, pilot, clock, source
+
+
+def to_before_the_turn(app: LobbyApp, clock: Clock, seconds: float) -> None:
+    """Move the clock to `seconds` before the next page turn."""
+    turn = app._rotation.next_turn(clock.now.timestamp())
+    clock.advance(turn - clock.now.timestamp() - seconds)
+
+
 async def test_the_queue_boards_next_page_is_drawn_before_it_turns(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -105,25 +137,11 @@ async def test_the_queue_boards_next_page_is_drawn_before_it_turns(
     milliseconds on a small PC: a call that came meanwhile waited for it). The screen draws
     them half a second before the turn; the turn draws again only a queue that changed since,
     and the page is then the page a new app draws."""
-    clock, source = Clock(at(10)), FakeSource()
-    settings = make_settings()
-    app = LobbyApp(settings, source, clock=clock, board=board_with_pages(settings))
-    app.animation_level = "none"
     rows: list[str | None] = []
-    draw_row = QueueBoard._draw_row
-
-    def drew(board: QueueBoard, row: Any, arranged: Any) -> Any:
-        rows.append(None if row is None else row.name)
-        return draw_row(board, row, arranged)
-
-    monkeypatch.setattr(QueueBoard, "_draw_row", drew)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with paged_app(monkeypatch, rows.append) as (app, pilot, clock, source):
         board = app.queue_board
-        await wait_for(pilot, lambda: board.pages > 1)
-        await settled(app, pilot)
         page = board.page
-        turn = app._rotation.next_turn(clock.now.timestamp())
-        clock.advance(turn - clock.now.timestamp() - 0.4)
+        to_before_the_turn(app, clock, 0.4)
         rows.clear()
         app.tick()  # the turn is 0.4 s away
         await until(lambda: len(rows) > 4)
@@ -143,7 +161,7 @@ async def test_the_queue_boards_next_page_is_drawn_before_it_turns(
         changed = next(group for group in board.content.groups if "Passport" in group[0].name)
         assert set(rows) <= {row.name for row in changed}, f"drawn again at the turn: {rows}"
         in_place = drawn(app)
-        fresh = LobbyApp(settings, clock=clock, board=app.board)
+        fresh = LobbyApp(app.settings, clock=clock, board=app.board)
         fresh.animation_level = "none"
         async with fresh.run_test(size=(80, 24)) as fresh_pilot:
             await settled(fresh, fresh_pilot)
@@ -157,22 +175,8 @@ async def test_a_call_that_comes_while_the_next_page_is_drawn_ahead_goes_first(
 ) -> None:
     """The next page is drawn ahead a few rows a turn of the loop: a call that comes meanwhile
     is drawn after the rows under way, not after the whole page (tens of rows)."""
-    clock, source = Clock(at(10)), FakeSource()
-    settings = make_settings()
-    app = LobbyApp(settings, source, clock=clock, board=board_with_pages(settings))
-    app.animation_level = "none"
     happened: list[str] = []
-    draw_row = QueueBoard._draw_row
-
-    def drew(board: QueueBoard, row: Any, arranged: Any) -> Any:
-        happened.append("row")
-        return draw_row(board, row, arranged)
-
-    monkeypatch.setattr(QueueBoard, "_draw_row", drew)
-    async with app.run_test(size=(80, 24)) as pilot:
-        board = app.queue_board
-        await wait_for(pilot, lambda: board.pages > 1)
-        await settled(app, pilot)
+    async with paged_app(monkeypatch, lambda _: happened.append("row")) as (app, pilot, clock, _):
         show = app.now_calling.show
 
         def shown(now_calling: Any, *args: Any) -> None:
@@ -181,8 +185,7 @@ async def test_a_call_that_comes_while_the_next_page_is_drawn_ahead_goes_first(
             show(now_calling, *args)
 
         monkeypatch.setattr(app.now_calling, "show", shown)
-        turn = app._rotation.next_turn(clock.now.timestamp())
-        clock.advance(turn - clock.now.timestamp() - 0.4)
+        to_before_the_turn(app, clock, 0.4)
         await asyncio.sleep(0.05)  # no frame just made: the call is drawn at once
         happened.clear()
         app.tick()  # the next page drawn ahead from now
