@@ -24,7 +24,7 @@ from pathlib import Path
 
 from bench.harness import ROOT, Terminal
 from lobby_display.graphics import sixel
-from lobby_display.graphics.raster import place_ink
+from lobby_display.graphics.raster import rasterise
 
 #: A card's label box on the benchmarks' screen (cells), and foot's cell (pixels).
 BOX, CELL = (21, 6), (18, 36)
@@ -58,17 +58,9 @@ def frame() -> bytes:
     )
     pictures = []
     for index, label in enumerate(LABELS):
-        placed = place_ink(label, BOX[0] * CELL[0], BOX[1] * CELL[1])
-        assert placed is not None
-        picture = sixel.encode_ink(
-            placed.ink,
-            placed.left,
-            placed.top,
-            (placed.width, placed.height),
-            (30, 30, 30),
-            (255, 175, 33),
-            paint_background=False,
-        )
+        mask = rasterise(label, BOX[0] * CELL[0], BOX[1] * CELL[1])
+        assert mask is not None
+        picture = sixel.encode(mask, (30, 30, 30), (255, 175, 33), paint_background=False)
         pictures.append(b"\x1b[%d;%dH" % (2 + index // 3 * 9, 2 + index % 3 * 22) + picture)
     return b"\x1b[?2026h" + text + b"".join(pictures) + b"\x1b[?2026l"
 

@@ -141,10 +141,17 @@ async def test_the_queue_boards_next_page_is_drawn_before_it_turns(
     async with paged_app(monkeypatch, rows.append) as (app, pilot, clock, source):
         board = app.queue_board
         page = board.page
+        coming = {
+            row.name
+            for group in board._arranged.pages[(page + 1) % board.pages]
+            for row in group
+            if row.name
+        }
         to_before_the_turn(app, clock, 0.4)
         rows.clear()
         app.tick()  # the turn is 0.4 s away
-        await until(lambda: len(rows) > 4)
+        # Drawn a few rows a turn of the loop (`ROWS_AHEAD_PER_TURN`): every batch done.
+        await until(lambda: coming <= set(rows))
         await settled(app, pilot)
         assert board.page == page, "not turned yet"
         ahead = set(rows)
