@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.bare_clock import BARE_MARK as BARE_MARK
-from bench.slow_host import CpuGroup, SlowHost
+from bench.slow_host import CpuGroup, SlowHost, descendants
 from lobby_display.simulator import ServiceAccount, SimulatorServer
 from lobby_display.simulator.names import COMPANY_NAME
 from tests.helpers.kiosk_install import KIOSK_INSTALL
@@ -376,20 +376,37 @@ _PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
 def cpu_seconds(pid: int) -> float:
-    """User plus system CPU time of the process so far, in seconds (/proc/PID/stat)."""
-    text = Path(f"/proc/{pid}/stat").read_text()
-    fields = text[text.rindex(")") + 2 :].split()
-    return (int(fields[11]) + int(fields[12])) / _TICK
+    """User plus system CPU time of the process and its children so far, in seconds
+    (/proc/PID/stat): the display's own and that of the processes it runs (the picture maker,
+    a sound player), running or ended."""
+    total = 0
+    for one in (pid, *descendants(pid)):
+        try:
+            text = Path(f"/proc/{one}/stat").read_text()
+        except OSError:
+            continue  # ended meanwhile: its time is its parent's children's time
+        fields = text[text.rindex(")") + 2 :].split()
+        total += sum(int(field) for field in fields[11:15])  # utime, stime, cutime, cstime
+    return total / _TICK
 
 
 def memory(pid: int) -> tuple[int, int]:
-    """(RSS, peak RSS) of the process in bytes (/proc/PID/status VmRSS and VmHWM)."""
-    values = {}
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        name, _, rest = line.partition(":")
-        if name in ("VmRSS", "VmHWM"):
-            values[name] = int(rest.split()[0]) * 1024
-    return values["VmRSS"], values["VmHWM"]
+    """(RSS, peak RSS) of the process and the processes it started that still run (the picture
+    maker), in bytes (/proc/PID/status VmRSS and VmHWM, summed)."""
+    rss = peak = 0
+    for one in (pid, *descendants(pid)):
+        try:
+            lines = Path(f"/proc/{one}/status").read_text().splitlines()
+        except OSError:
+            continue
+        values = {}
+        for line in lines:
+            name, _, rest = line.partition(":")
+            if name in ("VmRSS", "VmHWM"):
+                values[name] = int(rest.split()[0]) * 1024
+        rss += values.get("VmRSS", 0)
+        peak += values.get("VmHWM", 0)
+    return rss, peak
 
 
 # --- the simulator -----------------------------------------------------------------------------

@@ -78,19 +78,22 @@ class CpuGroup:
             (self.path / "cgroup.procs").write_text("0")
 
     def spread(self, pid: int) -> int:
-        """Give each thread of `pid` not seen yet a slow core of its own; return how many were
-        moved. A new thread starts in its creator's group and shares its core until then."""
+        """Give each thread of `pid` and of the processes it started (the picture maker) not
+        seen yet a slow core of its own; return how many were moved. A new thread or process
+        starts in its creator's group and shares its core until then; all of them together
+        never get more than the group's cores."""
         if not self.core_quota_us:
             return 0
         moved = 0
-        with contextlib.suppress(OSError):
-            for entry in os.scandir(f"/proc/{pid}/task"):
-                tid = int(entry.name)
-                if tid in self._threads or tid == pid:
-                    continue
-                with contextlib.suppress(OSError):
-                    (self._thread_group(tid) / "tasks").write_text(str(tid))
-                    moved += 1
+        for process in (pid, *descendants(pid)):
+            with contextlib.suppress(OSError):
+                for entry in os.scandir(f"/proc/{process}/task"):
+                    tid = int(entry.name)
+                    if tid in self._threads or tid == pid:
+                        continue
+                    with contextlib.suppress(OSError):
+                        (self._thread_group(tid) / "tasks").write_text(str(tid))
+                        moved += 1
         return moved
 
     def _thread_group(self, tid: int) -> Path:
@@ -109,6 +112,24 @@ class CpuGroup:
                 path.rmdir()
         with contextlib.suppress(OSError):
             self.path.rmdir()
+
+
+def descendants(pid: int) -> list[int]:
+    """The processes `pid` started that still run, and theirs (/proc/PID/task/*/children)."""
+    found: list[int] = []
+    parents = [pid]
+    while parents:
+        parent = parents.pop()
+        try:
+            tasks = os.listdir(f"/proc/{parent}/task")
+        except OSError:
+            continue
+        for task in tasks:
+            with contextlib.suppress(OSError):
+                children = Path(f"/proc/{parent}/task/{task}/children").read_text().split()
+                found.extend(int(child) for child in children)
+                parents.extend(int(child) for child in children)
+    return found
 
 
 def quota_of(share: float) -> tuple[int, int]:

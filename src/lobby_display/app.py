@@ -39,6 +39,7 @@ from lobby_display.board import Board, BoardSettings, Changes
 from lobby_display.collection import QuietCollector
 from lobby_display.config import DisplaySettings, Settings
 from lobby_display.frames import BusyClock, FramePacer
+from lobby_display.graphics.pictures import PictureMaker, two_cores
 from lobby_display.graphics.raster import CJK_FACES
 from lobby_display.graphics.terminal import Graphics, TerminalAnswers, choose
 from lobby_display.i18n import LocaleRotation, LocaleText
@@ -398,6 +399,9 @@ class LobbyApp(App[None], inherit_bindings=False):
         self.connecting = ConnectingNotice(id="connecting")
         self.now_calling = NowCallingPanel(id="now-calling")
         self.now_calling.set_graphics(self._label_graphics(settings.display, graphics))
+        # A called ticket's picture is made on the other core while its frame is laid out.
+        self._pictures = PictureMaker() if two_cores() else None
+        self.now_calling.set_picture_maker(self._pictures)
         self.recent_calls = RecentCallsPanel(
             capacity=settings.display.recent_calls, id="recent-calls"
         )
@@ -443,6 +447,8 @@ class LobbyApp(App[None], inherit_bindings=False):
         self._mounted = False
         self._collector.hand_back()
         self._busy_clock.close()
+        if self._pictures is not None:
+            self._pictures.close()
         self._call_hook("stopped", self)
 
     def run(

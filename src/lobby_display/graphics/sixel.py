@@ -80,10 +80,26 @@ def encode_ink(
     """What `encode` makes of a mask of `size` (width, height) that is paper but for
     `drawing` (mode "L") at `left`, `top` (a label's `raster.PlacedInk`): the same sequence,
     without a mask of the whole box to make and search for the ink."""
+    return header(size, background, ink) + body(drawing, left, top, size, paint_background)
+
+
+def header(size: tuple[int, int], background: RGB, ink: RGB) -> bytes:
+    """The start of a picture of `size` in `background` and `ink`: its size and palette. What
+    follows (`body`) does not depend on the colours."""
     width, height = size
     out = [_START, b'"1;1;%d;%d' % (width, height)]
     for index, (red, green, blue) in enumerate(palette(background, ink)):
         out.append(b"#%d;2;%d;%d;%d" % (index, *(round(c * 100 / 255) for c in (red, green, blue))))
+    return b"".join(out)
+
+
+def body(
+    drawing: Image.Image, left: int, top: int, size: tuple[int, int], paint_background: bool = True
+) -> bytes:
+    """The rest of `encode_ink`'s sequence after its `header`: the pixels, in the palette's
+    steps, and the end of the sequence. The expensive part, and the same in any colours, so it
+    can be made ahead or elsewhere (`graphics.pictures`)."""
+    width, height = size
     # The ink is encoded apart, from the band where it starts: the same label at the same size
     # in another box (a card of another width), in other colours or with paper painted or not
     # is the same ink at another place, and only its place is written again.
@@ -99,9 +115,7 @@ def encode_ink(
         bands = _ink_bands(crop.tobytes(), x1 - x0)
     # The colours are all in the palette above: a label recoloured (a highlight ending) is
     # the same picture after it, and only the palette is written again.
-    out.append(_picture(bands, width, height, ink_left, first_band, paint_background))
-    out.append(_END)
-    return b"".join(out)
+    return _picture(bands, width, height, ink_left, first_band, paint_background) + _END
 
 
 @functools.lru_cache(maxsize=64)
@@ -186,4 +200,4 @@ def _repeat(text: bytes) -> bytes:
     return text
 
 
-__all__ = ["LEVELS", "encode", "encode_ink", "palette"]
+__all__ = ["LEVELS", "body", "encode", "encode_ink", "header", "palette"]

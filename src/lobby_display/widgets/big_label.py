@@ -24,7 +24,8 @@ from textual.visual import Visual, visualize
 
 from lobby_display.graphics import sixel
 from lobby_display.graphics.mosaic import mosaic
-from lobby_display.graphics.raster import fitted_size, place_ink
+from lobby_display.graphics.pictures import PictureKey, PictureMaker, picture_body
+from lobby_display.graphics.raster import drawable, fitted_size
 from lobby_display.graphics.terminal import Graphics
 from lobby_display.widgets.drawn import DrawnCache
 from lobby_display.widgets.repaint import RepaintsAtOnce
@@ -70,6 +71,8 @@ class BigLabel(RepaintsAtOnce):
         self.max_size = 0
         """The largest font size (pixels) the label may be drawn at; 0: as large as it fits.
         Labels shown together share one size (see `set_max_size`)."""
+        self.pictures: PictureMaker | None = None
+        """Where pictures asked for ahead are made (`ask_picture`); None: always drawn here."""
 
     def set_image_box(self, box: tuple[int, int] | None) -> None:
         """Draw the image no larger than `box` cells (width, height), centred in the widget.
@@ -274,21 +277,57 @@ class BigLabel(RepaintsAtOnce):
         graphics = self.graphics
         if not graphics.legible(self._drawn_size(graphics, (width, height))):
             return _NO_IMAGE
-        cell_width, cell_height = graphics.cell
-        placed = place_ink(
-            self.label, width * cell_width, height * cell_height, graphics.cjk_locale, self.max_size
-        )
-        if placed is None:
+        key = self._picture_key(width, height)
+        body = self._body(key)
+        if body is None:
             return _NO_IMAGE
-        return sixel.encode_ink(
-            placed.ink,
-            placed.left,
-            placed.top,
-            (placed.width, placed.height),
-            _rgb(background),
-            _rgb(foreground),
-            paint_background=False,
-        ).decode("ascii")
+        return (sixel.header((key[1], key[2]), _rgb(background), _rgb(foreground)) + body).decode(
+            "ascii"
+        )
+
+    def _picture_key(self, width: int, height: int) -> PictureKey:
+        """The picture of the label in a box of `width` x `height` cells, in pixels."""
+        graphics = self.graphics
+        cell_width, cell_height = graphics.cell
+        return (
+            self.label,
+            width * cell_width,
+            height * cell_height,
+            graphics.cjk_locale,
+            self.max_size,
+        )
+
+    def _body(self, key: PictureKey) -> bytes | None:
+        """`key`'s picture without its colours: made before (in any colours), made ahead
+        (`ask_picture`), or drawn now."""
+        body = _BODIES.get(key)
+        if body is None:
+            try:
+                if self.pictures is None:
+                    raise LookupError(key)
+                body = self.pictures.take(key)
+            except LookupError:
+                body = picture_body(key)
+            body = body or _NO_BODY
+            _BODIES.set(key, body)
+        return body or None
+
+    def ask_picture(self) -> None:
+        """Have the label's picture in its box made ahead, on the maker's core (`pictures`),
+        when it will be drawn as one and is not made yet: asked as soon as a call's card knows
+        its label and box, taken when the card is drawn (`_body`)."""
+        graphics = self.graphics
+        if self.pictures is None or not graphics.sixel or _screenshot:
+            return
+        size = self.size
+        if not size.area or not drawable(self.label):
+            return  # not laid out yet: its box is not known
+        width, height = self._box(size)
+        if not graphics.legible(self._drawn_size(graphics, (width, height))):
+            return
+        key = self._picture_key(width, height)
+        if _BODIES.get(key) is None:
+            self.pictures.ask(key)
 
 
 @contextlib.contextmanager
@@ -306,6 +345,7 @@ def for_screenshot() -> Iterator[None]:
 _screenshot = False
 #: What `_IMAGES` keeps for a label not drawn as a picture in its box (a cache miss is None).
 _NO_IMAGE: Final = ""
+_NO_BODY: Final = b""
 
 
 def _rgb(color: Color) -> tuple[int, int, int]:
@@ -320,5 +360,8 @@ _DRAWN: Final[DrawnCache[object, list[Strip]]] = DrawnCache(_MAX_DRAWN)
 #: Sixel images already encoded, by label, size, colours and graphics (`_sixel`); `_NO_IMAGE`
 #: for a label not drawn as one.
 _IMAGES: Final[DrawnCache[object, str]] = DrawnCache(_MAX_DRAWN)
+#: The same pictures without their colours (`sixel.body`), by `PictureKey`; `_NO_BODY` for a
+#: label not drawn in that box. A highlight ending colours a picture anew: only its palette.
+_BODIES: Final[DrawnCache[PictureKey, bytes]] = DrawnCache(_MAX_DRAWN)
 
 __all__ = ["BigLabel", "for_screenshot"]

@@ -22,6 +22,7 @@ from textual.reactive import reactive
 from textual.strip import Strip
 
 from lobby_display import strings
+from lobby_display.graphics.pictures import PictureMaker
 from lobby_display.graphics.raster import fitted_size
 from lobby_display.graphics.terminal import Graphics
 from lobby_display.views import CallView, HealthView, NowCalling
@@ -266,6 +267,11 @@ class NowCallingPanel(Panel):
             card.big.set_graphics(graphics)
         self._arrange()
 
+    def set_picture_maker(self, pictures: PictureMaker | None) -> None:
+        """Have the cards' pictures made ahead by `pictures` (None: drawn with the frame)."""
+        for card in self.cards:
+            card.big.pictures = pictures
+
     def compose(self) -> ComposeResult:
         yield self._grid
         yield self.message
@@ -300,6 +306,10 @@ class NowCallingPanel(Panel):
         if labels != self._labels:
             self._labels = labels
             self._arrange()
+            # The new call's picture is made on the other core while the rest of its frame is
+            # worded and laid out (`BigLabel.ask_picture`).
+            for card in self.cards[: len(calls)]:
+                card.big.ask_picture()
 
     def on_resize(self) -> None:
         if self._last is not None:
