@@ -399,9 +399,10 @@ class LobbyApp(App[None], inherit_bindings=False):
         self.connecting = ConnectingNotice(id="connecting")
         self.now_calling = NowCallingPanel(id="now-calling")
         self.now_calling.set_graphics(self._label_graphics(settings.display, graphics))
-        # A called ticket's picture is made on the other core while its frame is laid out.
-        self._pictures = PictureMaker() if two_cores() else None
-        self.now_calling.set_picture_maker(self._pictures)
+        self.pictures = PictureMaker() if two_cores() else None
+        """Makes a called ticket's picture on the other core while its frame is laid out
+        (started at the first picture; None on one core)."""
+        self.now_calling.set_picture_maker(self.pictures)
         self.recent_calls = RecentCallsPanel(
             capacity=settings.display.recent_calls, id="recent-calls"
         )
@@ -447,8 +448,8 @@ class LobbyApp(App[None], inherit_bindings=False):
         self._mounted = False
         self._collector.hand_back()
         self._busy_clock.close()
-        if self._pictures is not None:
-            self._pictures.close()
+        if self.pictures is not None:
+            self.pictures.close()
         self._call_hook("stopped", self)
 
     def run(

@@ -10,10 +10,21 @@ import shutil
 import subprocess
 
 from PIL import Image, ImageOps
+from textual.geometry import Region
 
 from lobby_display.graphics.mosaic import CHARACTERS, Mosaic
+from lobby_display.widgets.big_label import BigLabel
 
 _DCS = re.compile(r"\x1bP([0-9;]*)q(.*?)\x1b\\", re.S)
+
+
+def sent_image(widget: BigLabel) -> str | None:
+    """The sixel sequence a big label sends when its whole box is drawn (None: no image)."""
+    width, height = widget.size
+    strips = widget.render_lines(Region(0, 0, width, height))
+    sent = "".join(segment.text for strip in strips for segment in strip if segment.control)
+    found = _DCS.search(sent)
+    return found.group(0) if found else None
 
 
 def decode_sixel(sequence: str, under: tuple[int, int, int] = (255, 0, 255)) -> Image.Image:

@@ -12,7 +12,7 @@ from textual.geometry import Region
 from lobby_display.graphics.mosaic import Mosaic, mosaic
 from lobby_display.graphics.terminal import Graphics
 from lobby_display.widgets.big_label import BigLabel, for_screenshot
-from tests.helpers.pictures import decode_sixel, ocr_line, reads_as
+from tests.helpers.pictures import decode_sixel, ocr_line, reads_as, sent_image
 
 AMBER, INK = (255, 179, 0), (16, 20, 24)
 SIXEL = Graphics(sixel=True, mosaic=Mosaic.SEXTANTS, cell=(18, 36))
@@ -47,15 +47,6 @@ def close(got: object, expected: tuple[int, int, int]) -> bool:
 def screen_lines(widget: BigLabel) -> list[str]:
     """The text the widget puts on the screen, line by line."""
     return [widget.render_line(y).text for y in range(widget.size.height)]
-
-
-def sent_image(widget: BigLabel) -> str | None:
-    """The sixel sequence the widget sends when its whole box is drawn (None: no image)."""
-    width, height = widget.size
-    strips = widget.render_lines(Region(0, 0, width, height))
-    sent = "".join(segment.text for strip in strips for segment in strip if segment.control)
-    found = DCS.search(sent)
-    return found.group(0) if found else None
 
 
 async def test_the_label_is_drawn_as_a_mosaic_of_its_box() -> None:

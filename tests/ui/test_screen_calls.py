@@ -14,6 +14,7 @@ from textual.strip import Strip
 
 from lobby_display.app import LobbyApp
 from lobby_display.graphics.mosaic import Mosaic
+from lobby_display.graphics.pictures import picture_body, two_cores
 from lobby_display.graphics.raster import rasterise
 from lobby_display.graphics.terminal import Graphics
 from lobby_display.updates import TicketChanged
@@ -34,6 +35,7 @@ from tests.helpers.boards import (
     ticket,
     wait_for,
 )
+from tests.helpers.pictures import sent_image
 from tests.helpers.redraw import settled
 
 
@@ -572,3 +574,43 @@ async def test_cards_that_appear_draw_their_labels_alike_from_their_first_frame(
     sizes = {(width, height) for _, width, height in pictures}
     for size in sizes:
         assert {label for label, *at in pictures if tuple(at) == size} == labels, pictures
+
+
+@pytest.mark.skipif(not two_cores(), reason="the picture maker runs on a second core")
+async def test_a_new_calls_picture_is_made_on_the_other_core_as_the_screen_draws_it() -> None:
+    """Each new call's picture is made by the picture maker while its frame is laid out, and the
+    card sends the picture the screen would have drawn; with the maker gone, the screen draws
+    the next ones itself."""
+    clock, source = Clock(), FakeSource()
+    app = calls_app(clock, source, graphics=Graphics(sixel=True, cell=(18, 36)))
+    maker = app.pictures
+    assert maker is not None
+
+    async def new_call(label: str) -> BigLabel:
+        """A call of its own (the last one long steady): one card, in the same box."""
+        clock.advance(120)
+        source.push(call(f"t-{label}", label, "q-pass", 2, clock.now))
+        await wait_for(pilot, lambda: app.now_calling.shown_cards[0].big.label == label)
+        await settled(app, pilot, source)
+        big = app.now_calling.shown_cards[0].big
+        body = picture_body(big._picture_key(*big._box()))
+        assert body is not None
+        image = sent_image(big)
+        assert image is not None and image.endswith(body.decode("ascii")), label
+        return big
+
+    async with app.run_test(size=(106, 30)) as pilot:
+        # The first call starts the maker (it draws that one here, the maker not ready yet).
+        for number in range(1, 8):
+            await new_call(f"K{number:03d}")
+            if maker.made:
+                break
+        assert maker.made, "no picture was made ahead"
+        process = maker._process
+        assert process is not None
+        process.kill()
+        process.wait()
+        made = maker.made
+        await new_call("K100")
+        await new_call("K101")
+        assert maker.made == made, "with the maker gone, the screen drew them"

@@ -11,7 +11,7 @@ The picture is the sixel sequence's `sixel.body` (the same bytes either way); it
 the `sixel.header`, written by the screen. Run as `python -m lobby_display.graphics.pictures`:
 one request a line on stdin (a JSON array: label, width and height in pixels, CJK locale, the
 largest font size), one answer a line on stdout (the request, then the body or null, then an
-error or null). The process ends at the end of its input.
+error or null), after a first line that says it is ready. It ends at the end of its input.
 """
 
 from __future__ import annotations
@@ -43,6 +43,8 @@ MAX_PENDING: Final = 12
 #: How long the screen waits for a picture under way before drawing it itself (the maker is
 #: stuck or its core busy: a picture takes a few milliseconds).
 WAIT_SECONDS: Final = 0.05
+#: The maker's first line: its modules are loaded, it answers from now on.
+READY: Final = b'"ready"'
 #: After the maker ended or failed, how long before it is started again (meanwhile the screen
 #: draws its pictures itself).
 RESTART_SECONDS: Final = 60.0
@@ -88,6 +90,9 @@ class PictureMaker:
         self._pending: OrderedDict[PictureKey, Future[bytes | None]] = OrderedDict()
         self._lock = threading.Lock()
         self._retry_at = 0.0
+        self._ready = threading.Event()
+        """Set once the running maker said it is ready (its modules loaded): until then a
+        picture is not waited for (the first call after a start would wait in vain)."""
         self.made = 0
         """Pictures the maker made that the screen took."""
 
@@ -125,7 +130,7 @@ class PictureMaker:
             raise LookupError(key)
         try:
             # Left with the others until answered: the answer is handed to the pictures pending.
-            body = future.result(WAIT_SECONDS)
+            body = future.result(WAIT_SECONDS if self._ready.is_set() else 0)
         except Exception as error:  # timed out, cancelled, failed: the screen draws it
             raise LookupError(key) from error
         finally:
@@ -172,6 +177,7 @@ class PictureMaker:
             self._retry_at = time.monotonic() + RESTART_SECONDS
             return None
         self._process = process
+        self._ready.clear()
         threading.Thread(
             target=self._read, args=(process,), name="picture-answers", daemon=True
         ).start()
@@ -180,6 +186,8 @@ class PictureMaker:
     def _read(self, process: subprocess.Popen[bytes]) -> None:
         """Hand each answer of `process` to the picture waiting for it."""
         assert process.stdout is not None
+        if process.stdout.readline().strip() == READY:
+            self._ready.set()
         for line in process.stdout:
             try:
                 asked, body, error = json.loads(line)
@@ -210,7 +218,10 @@ class PictureMaker:
 
 
 def serve(requests: IO[bytes], answers: IO[bytes]) -> None:
-    """Answer each request line of `requests` on `answers`, until the input ends."""
+    """Say `READY`, then answer each request line of `requests` on `answers`, until the input
+    ends."""
+    answers.write(READY + b"\n")
+    answers.flush()
     for line in requests:
         asked: object = None
         body: str | None = None

@@ -119,15 +119,20 @@ class BigLabel(RepaintsAtOnce):
         """Whether the label is sent as a sixel image over blank cells (not in screenshots)."""
         return self.graphics.sixel and not _screenshot and self._sixel() is not None
 
-    def _drawn_size(self, graphics: Graphics, box: tuple[int, int] | None = None) -> int:
-        """The font size (pixels) the label is drawn at in `box` (cells; the widget's size by
-        default) for `graphics`' cells."""
+    def _drawn_size(
+        self, graphics: Graphics, box: tuple[int, int] | None = None, label: str | None = None
+    ) -> int:
+        """The font size (pixels) the label (or `label`) is drawn at in `box` (cells; the
+        widget's size by default) for `graphics`' cells."""
         width, height = self.size if box is None else box
         if height < graphics.min_rows:
             return 0
         cell_width, cell_height = graphics.cell
         size = fitted_size(
-            self.label, width * cell_width, height * cell_height, graphics.cjk_locale
+            self.label if label is None else label,
+            width * cell_width,
+            height * cell_height,
+            graphics.cjk_locale,
         )
         return min(size, self.max_size) if self.max_size else size
 
@@ -285,12 +290,12 @@ class BigLabel(RepaintsAtOnce):
             "ascii"
         )
 
-    def _picture_key(self, width: int, height: int) -> PictureKey:
-        """The picture of the label in a box of `width` x `height` cells, in pixels."""
+    def _picture_key(self, width: int, height: int, label: str | None = None) -> PictureKey:
+        """The picture of the label (or `label`) in a box of `width` x `height` cells."""
         graphics = self.graphics
         cell_width, cell_height = graphics.cell
         return (
-            self.label,
+            self.label if label is None else label,
             width * cell_width,
             height * cell_height,
             graphics.cjk_locale,
@@ -312,20 +317,22 @@ class BigLabel(RepaintsAtOnce):
             _BODIES.set(key, body)
         return body or None
 
-    def ask_picture(self) -> None:
-        """Have the label's picture in its box made ahead, on the maker's core (`pictures`),
-        when it will be drawn as one and is not made yet: asked as soon as a call's card knows
-        its label and box, taken when the card is drawn (`_body`)."""
+    def ask_picture(self, label: str) -> None:
+        """Have the picture of `label`, the label this widget is about to show, made ahead in
+        its box, on the maker's core (`pictures`), when it will be drawn as one and is not
+        made yet: asked as soon as a call's card knows its label and box, taken when the card
+        is drawn (`_body`). A box that changes meanwhile (the cards laid out anew) is drawn
+        here."""
         graphics = self.graphics
         if self.pictures is None or not graphics.sixel or _screenshot:
             return
         size = self.size
-        if not size.area or not drawable(self.label):
+        if not size.area or not drawable(label):
             return  # not laid out yet: its box is not known
         width, height = self._box(size)
-        if not graphics.legible(self._drawn_size(graphics, (width, height))):
+        if not graphics.legible(self._drawn_size(graphics, (width, height), label)):
             return
-        key = self._picture_key(width, height)
+        key = self._picture_key(width, height, label)
         if _BODIES.get(key) is None:
             self.pictures.ask(key)
 

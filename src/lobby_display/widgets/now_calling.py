@@ -294,6 +294,14 @@ class NowCallingPanel(Panel):
         else:
             self.message.set_text("")
         self._grid.display = bool(calls)
+        labels = tuple(view.call.label for view in calls)
+        if labels != self._labels:
+            self._labels = labels
+            self._arrange()
+            # A new call's picture is made on the other core while its frame is worded and laid
+            # out, from here on (`BigLabel.ask_picture`).
+            for card, label in zip(self.cards, labels, strict=False):
+                card.big.ask_picture(label)
         for index, card in enumerate(self.cards):
             if index < len(calls):
                 view = calls[index]
@@ -302,14 +310,6 @@ class NowCallingPanel(Panel):
                 card.display = True
             else:
                 card.display = False
-        labels = tuple(view.call.label for view in calls)
-        if labels != self._labels:
-            self._labels = labels
-            self._arrange()
-            # The new call's picture is made on the other core while the rest of its frame is
-            # worded and laid out (`BigLabel.ask_picture`).
-            for card in self.cards[: len(calls)]:
-                card.big.ask_picture()
 
     def on_resize(self) -> None:
         if self._last is not None:
