@@ -80,14 +80,13 @@ def test_a_request_the_maker_cannot_read_is_answered_with_what_is_wrong() -> Non
     requests = io.BytesIO(b"not json\n" + b'["A031", 612]\n' + json.dumps(list(KEYS[0])).encode())
     answers = io.BytesIO()
     serve(requests, answers)
-    ready, *lines = answers.getvalue().splitlines()
+    ready, first, second, third = answers.getvalue().split(b"\n", 3)
     assert ready == pictures.READY
-    first, second, third = (json.loads(line) for line in lines)
-    assert first[1] is None and "JSONDecodeError" in first[2]
-    assert second[1] is None and "label, width, height" in second[2]
+    assert json.loads(first)[0] == -1 and "JSONDecodeError" in json.loads(first)[1]
+    assert json.loads(second)[0] == -1 and "label, width, height" in json.loads(second)[1]
     body = picture_body(KEYS[0])
     assert body is not None
-    assert third == [list(KEYS[0]), body.decode("latin-1"), None], "it went on after them"
+    assert third == json.dumps([len(body), None]).encode() + b"\n" + body, "it went on after them"
 
 
 def test_a_picture_not_asked_for_is_drawn_by_the_screen(maker: PictureMaker) -> None:
@@ -109,18 +108,18 @@ def test_a_maker_that_does_not_answer_costs_the_screen_at_most_its_wait() -> Non
     try:
         silent.ask(KEYS[0])
         deadline = time.monotonic() + 20
-        while not silent._ready.is_set() and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert silent._ready.is_set()
+        while not silent._ready and time.monotonic() < deadline:
+            silent._read(0.01)
+        assert silent._ready
         started = time.monotonic()
         with pytest.raises(LookupError):
             silent.take(KEYS[0])
         waited = time.monotonic() - started
         assert pictures.WAIT_SECONDS <= waited < pictures.WAIT_SECONDS + 2.0, waited
-        # Asked again and again, it never holds more than its share of pictures.
+        # Asked again and again, it is never more than its share of pictures behind.
         for number in range(3 * pictures.MAX_PENDING):
             silent.ask((f"K{number:03d}", 612, 288, "", 0))
-        assert len(silent._pending) <= pictures.MAX_PENDING
+        assert len(silent._asked) <= pictures.MAX_PENDING
     finally:
         silent.close()
     assert not silent.running
@@ -153,3 +152,26 @@ def test_close_ends_the_makers_process(maker: PictureMaker) -> None:
     maker.close()
     assert process.poll() is not None
     assert not maker.running
+
+
+def test_a_maker_out_of_step_is_stopped_and_said(caplog: pytest.LogCaptureFixture) -> None:
+    garbled = PictureMaker(
+        [
+            sys.executable,
+            "-c",
+            "import sys\nprint('\"ready\"', flush=True)\n"
+            "for _ in sys.stdin: print('?', flush=True)",
+        ]
+    )
+    try:
+        with caplog.at_level(logging.WARNING, logger="lobby_display.graphics.pictures"):
+            garbled.ask(KEYS[0])
+            deadline = time.monotonic() + 20
+            while garbled.running and time.monotonic() < deadline:
+                garbled._read(0.05)
+            with pytest.raises(LookupError):
+                garbled.take(KEYS[0])
+        assert "answered something unreadable" in caplog.text
+        assert not garbled.running
+    finally:
+        garbled.close()

@@ -1,35 +1,25 @@
 """Ticket label pictures made ahead in a process of their own, on the small PC's other core.
 
-A called ticket's picture (its label drawn from the font, then sixel-encoded) is the largest
-single cost of a call's frame, and the screen's thread did it while the second core stood
-idle. The screen asks for the picture as soon as it knows the call's card (`PictureMaker.ask`),
-words and lays out the rest of the frame meanwhile, and takes the picture when it draws the
-card (`PictureMaker.take`). A picture not asked for, not ready in time, or whose maker is gone
-is drawn in the screen's own process, as before: the maker only ever saves time.
-
-The picture is the sixel sequence's `sixel.body` (the same bytes either way); its colours are
-the `sixel.header`, written by the screen. Run as `python -m lobby_display.graphics.pictures`:
-one request a line on stdin (a JSON array: label, width and height in pixels, CJK locale, the
-largest font size), one answer a line on stdout (the request, then the body or null, then an
-error or null), after a first line that says it is ready. It ends at the end of its input.
+The screen asks for a new call's picture (`PictureMaker.ask`) and takes it when it draws the
+card (`take`); a picture not ready is drawn by the screen. The process is this module run as a
+program (`serve`). Why: docs/architecture.md (the screen).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
+import select
 import subprocess
 import sys
-import threading
 import time
-from collections import OrderedDict
-from concurrent.futures import Future
+from collections import OrderedDict, deque
 from typing import IO, Final
 
 from lobby_display.children import child_environment
-from lobby_display.graphics import sixel
-from lobby_display.graphics.raster import place_ink
+from lobby_display.graphics import raster, sixel
 
 log = logging.getLogger(__name__)
 
@@ -37,8 +27,9 @@ log = logging.getLogger(__name__)
 #: size (0: as large as it fits).
 PictureKey = tuple[str, int, int, str, int]
 
-#: Pictures asked for and not taken yet, at most: a call's card that is laid out otherwise than
-#: foreseen never takes its picture, and asking stops until the oldest is dropped.
+#: Pictures asked for and not answered yet, at most (a maker that far behind is not asked for
+#: more), and pictures kept for the screen to take (a call's card laid out otherwise than
+#: foreseen never takes its picture: the oldest is dropped).
 MAX_PENDING: Final = 12
 #: How long the screen waits for a picture under way before drawing it itself (the maker is
 #: stuck or its core busy: a picture takes a few milliseconds).
@@ -54,7 +45,7 @@ def picture_body(key: PictureKey) -> bytes | None:
     """The sixel body of `key`'s picture, paper left transparent (None: the label is not drawn
     in that box: no font for it, nothing to ink)."""
     label, width, height, cjk_locale, max_size = key
-    placed = place_ink(label, width, height, cjk_locale, max_size)
+    placed = raster.place_ink(label, width, height, cjk_locale, max_size)
     if placed is None:
         return None
     return sixel.body(
@@ -82,17 +73,26 @@ def two_cores() -> bool:
 
 
 class PictureMaker:
-    """The screen's side of the process that makes pictures ahead (started at the first `ask`)."""
+    """The screen's side of the process that makes pictures ahead (started at the first `ask`).
+
+    No thread of the screen's waits for the answers: the screen reads them when it takes a
+    picture (a thread of its own, woken by each answer, took the screen's interpreter lock in
+    the middle of the frame the picture was for). The maker answers in the order it was asked.
+    """
 
     def __init__(self, argv: list[str] | None = None) -> None:
         self._argv = argv or [sys.executable, "-m", "lobby_display.graphics.pictures"]
         self._process: subprocess.Popen[bytes] | None = None
-        self._pending: OrderedDict[PictureKey, Future[bytes | None]] = OrderedDict()
-        self._lock = threading.Lock()
-        self._retry_at = 0.0
-        self._ready = threading.Event()
-        """Set once the running maker said it is ready (its modules loaded): until then a
+        self._asked: deque[PictureKey] = deque()
+        """Pictures asked for and not answered yet, in the order asked."""
+        self._wanted: OrderedDict[PictureKey, None] = OrderedDict()
+        """Pictures asked for that the screen will take (an answer to another is dropped)."""
+        self._answers: dict[PictureKey, bytes | None] = {}
+        self._unread = bytearray()
+        self._ready = False
+        """Whether the running maker said it is ready (its modules loaded): until then a
         picture is not waited for (the first call after a start would wait in vain)."""
+        self._retry_at = 0.0
         self.made = 0
         """Pictures the maker made that the screen took."""
 
@@ -102,47 +102,43 @@ class PictureMaker:
         return self._process is not None and self._process.poll() is None
 
     def ask(self, key: PictureKey) -> None:
-        """Make `key`'s picture ahead (nothing when it is under way, or no maker can run)."""
-        with self._lock:
-            if key in self._pending:
-                return
-            while len(self._pending) >= MAX_PENDING:
-                _, dropped = self._pending.popitem(last=False)
-                dropped.cancel()
+        """Make `key`'s picture ahead (nothing when it is under way, when the maker is
+        `MAX_PENDING` pictures behind, or when no maker can run)."""
+        self._read(0)
+        if key in self._wanted or key in self._answers or len(self._asked) >= MAX_PENDING:
+            return
         process = self._started()
         if process is None or process.stdin is None:
             return
-        future: Future[bytes | None] = Future()
-        with self._lock:
-            self._pending[key] = future
         try:
-            process.stdin.write(json.dumps(list(key)).encode() + b"\n")
-            process.stdin.flush()
+            os.write(process.stdin.fileno(), json.dumps(list(key)).encode() + b"\n")
         except (OSError, ValueError):
             self._lost("its input closed")
+            return
+        self._asked.append(key)
+        self._wanted[key] = None
+        while len(self._wanted) > MAX_PENDING:
+            self._wanted.popitem(last=False)
 
     def take(self, key: PictureKey) -> bytes | None:
         """`key`'s picture, made ahead: waited for while under way (at most `WAIT_SECONDS`).
         Raises LookupError when it was not asked for or cannot be had: draw it yourself."""
-        with self._lock:
-            future = self._pending.get(key)
-        if future is None:
+        if key not in self._answers and key in self._wanted:
+            deadline = time.monotonic() + (WAIT_SECONDS if self._ready else 0.0)
+            while key not in self._answers and key in self._wanted:
+                left = deadline - time.monotonic()
+                if not self._read(max(left, 0.0)) and left <= 0:
+                    break
+        self._wanted.pop(key, None)
+        if key not in self._answers:
             raise LookupError(key)
-        try:
-            # Left with the others until answered: the answer is handed to the pictures pending.
-            body = future.result(WAIT_SECONDS if self._ready.is_set() else 0)
-        except Exception as error:  # timed out, cancelled, failed: the screen draws it
-            raise LookupError(key) from error
-        finally:
-            with self._lock:
-                self._pending.pop(key, None)
         self.made += 1
-        return body
+        return self._answers.pop(key)
 
     def close(self) -> None:
         """End the maker's process (its input closed; killed if it does not end at once)."""
         process, self._process = self._process, None
-        self._fail_pending()
+        self._forget_asked()
         if process is None:
             return
         try:
@@ -152,6 +148,8 @@ class PictureMaker:
         except (OSError, subprocess.TimeoutExpired):
             process.kill()
             process.wait()
+        if process.stdout is not None:
+            process.stdout.close()
 
     def _started(self) -> subprocess.Popen[bytes] | None:
         """The maker's process, started when it is not running and may be (after a failure, not
@@ -163,7 +161,7 @@ class PictureMaker:
         if time.monotonic() < self._retry_at:
             return None
         try:
-            process = subprocess.Popen(  # noqa: S603 (this interpreter, our own module)
+            self._process = subprocess.Popen(  # noqa: S603 (this interpreter, our own module)
                 self._argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
@@ -176,64 +174,108 @@ class PictureMaker:
             log.warning("the picture maker cannot start (%s); pictures are drawn here", error)
             self._retry_at = time.monotonic() + RESTART_SECONDS
             return None
-        self._process = process
-        self._ready.clear()
-        threading.Thread(
-            target=self._read, args=(process,), name="picture-answers", daemon=True
-        ).start()
-        return process
+        self._ready = False
+        return self._process
 
-    def _read(self, process: subprocess.Popen[bytes]) -> None:
-        """Hand each answer of `process` to the picture waiting for it."""
-        assert process.stdout is not None
-        if process.stdout.readline().strip() == READY:
-            self._ready.set()
-        for line in process.stdout:
+    def _read(self, timeout: float) -> bool:
+        """Read the answers that came, waiting up to `timeout` seconds for the first; whether
+        any byte came."""
+        process = self._process
+        if process is None or process.stdout is None:
+            return False
+        stdout = process.stdout.fileno()
+        came = False
+        while select.select([stdout], [], [], timeout)[0]:
             try:
-                asked, body, error = json.loads(line)
-                key = key_of(asked)
-            except (ValueError, TypeError):
-                log.warning("the picture maker answered something unreadable; ignored")
+                chunk = os.read(stdout, 1 << 16)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self._lost("it ended")
+                return came
+            came = True
+            self._unread += chunk
+            timeout = 0.0
+        self._parse()
+        return came
+
+    def _parse(self) -> None:
+        """Hand each whole answer read to the picture it is for, in the order asked."""
+        unread = self._unread
+        while (end := unread.find(b"\n")) >= 0:
+            line = bytes(unread[:end])
+            if not self._ready:
+                del unread[: end + 1]
+                self._ready = line == READY
+                if not self._ready:
+                    self._lost("it did not start right")
+                    return
                 continue
+            try:
+                length, error = json.loads(line)
+                length = int(length)
+            except (ValueError, TypeError):
+                self._lost("it answered something unreadable")
+                return
+            if len(unread) < end + 1 + max(length, 0):
+                return  # the rest of the picture is on its way
+            body = bytes(unread[end + 1 : end + 1 + length]) if length >= 0 else None
+            del unread[: end + 1 + max(length, 0)]
+            if not self._asked:
+                self._lost("it answered what was not asked")
+                return
+            key = self._asked.popleft()
             if error:
                 log.warning("the picture maker could not draw a label: %s", error)
-            with self._lock:
-                future = self._pending.get(key)
-            if future is not None and not future.done():
-                future.set_result(None if body is None else str(body).encode("latin-1"))
+            if key in self._wanted:
+                del self._wanted[key]
+                self._answers[key] = body
 
     def _lost(self, why: str) -> None:
-        """The maker is gone: say so once, draw here until it is started again."""
-        if self._process is not None:
+        """The maker is gone or out of step: say so once, end it, draw here until it is
+        started again (`RESTART_SECONDS`)."""
+        process, self._process = self._process, None
+        if process is not None:
             log.warning("the picture maker stopped (%s); pictures are drawn here", why)
-        self._process = None
+            with contextlib.suppress(OSError):
+                process.kill()
+            process.wait()
+            for stream in (process.stdin, process.stdout):
+                if stream is not None:
+                    with contextlib.suppress(OSError):
+                        stream.close()
         self._retry_at = time.monotonic() + RESTART_SECONDS
-        self._fail_pending()
+        self._forget_asked()
 
-    def _fail_pending(self) -> None:
-        with self._lock:
-            pending, self._pending = self._pending, OrderedDict()
-        for future in pending.values():
-            future.cancel()
+    def _forget_asked(self) -> None:
+        self._asked.clear()
+        self._wanted.clear()
+        self._answers.clear()
+        self._unread.clear()
+        self._ready = False
 
 
 def serve(requests: IO[bytes], answers: IO[bytes]) -> None:
-    """Say `READY`, then answer each request line of `requests` on `answers`, until the input
-    ends."""
+    """Say `READY`, then answer each request line of `requests` on `answers`, in order, until
+    the input ends. A request is a JSON array: the label, the box's width and height in pixels,
+    the CJK locale, the largest font size. An answer is a JSON array, the body's length in bytes
+    (-1: no picture) and an error (or null), on a line, then the body (`picture_body`)."""
     answers.write(READY + b"\n")
     answers.flush()
     for line in requests:
-        asked: object = None
-        body: str | None = None
+        made: bytes | None = None
         error: str | None = None
         try:
-            asked = json.loads(line)
-            made = picture_body(key_of(asked))
-            body = None if made is None else made.decode("latin-1")
+            made = picture_body(key_of(json.loads(line)))
         except Exception as failure:  # one bad request must not end the maker
             error = f"{type(failure).__name__}: {failure}"
-        answers.write(json.dumps([asked, body, error]).encode() + b"\n")
+        length = -1 if made is None else len(made)
+        answers.write(json.dumps([length, error]).encode() + b"\n" + (made or b""))
         answers.flush()
+        # Each label comes once (the screen keeps what it took): what the modules keep to draw
+        # a label again only grew the process (43 MB instead of 23 after 80 labels).
+        raster.forget()
+        sixel.forget()
 
 
 if __name__ == "__main__":

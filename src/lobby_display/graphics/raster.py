@@ -253,6 +253,13 @@ def _ink(text: str, size: int, choice: FontChoice) -> Image.Image | None:
     return None if box is None else ink.crop(box)
 
 
+def forget() -> None:
+    """Drop the drawings kept for drawing again (the fonts and sizes stay): a process that draws
+    each label once (the picture maker) would only grow with them."""
+    _place_ink.cache_clear()
+    _ink.cache_clear()
+
+
 __all__ = [
     "CJK_FACES",
     "MAX_LABEL_LENGTH",
@@ -261,6 +268,7 @@ __all__ = [
     "drawable",
     "fitted_size",
     "font_for",
+    "forget",
     "place_ink",
     "rasterise",
     "script_of",

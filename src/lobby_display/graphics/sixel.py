@@ -188,6 +188,13 @@ def _ink_bands(steps: bytes, width: int) -> _Bands:
     return tuple(tuple(band) for band in bands)
 
 
+def forget() -> None:
+    """Drop the inks and pictures kept for placing again: a process that encodes each label
+    once (the picture maker) would only grow with them."""
+    _ink_bands.cache_clear()
+    _picture.cache_clear()
+
+
 def _repeat(text: bytes) -> bytes:
     """`text` with its runs of gaps and of full columns written as repeats (`!count` sixel)."""
     parts = _GAPS.split(text)
@@ -200,4 +207,4 @@ def _repeat(text: bytes) -> bytes:
     return text
 
 
-__all__ = ["LEVELS", "body", "encode", "encode_ink", "header", "palette"]
+__all__ = ["LEVELS", "body", "encode", "encode_ink", "forget", "header", "palette"]
