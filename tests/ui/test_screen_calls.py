@@ -578,9 +578,9 @@ async def test_cards_that_appear_draw_their_labels_alike_from_their_first_frame(
 
 @pytest.mark.skipif(not two_cores(), reason="the picture maker runs on a second core")
 async def test_a_new_calls_picture_is_made_on_the_other_core_as_the_screen_draws_it() -> None:
-    """Each new call's picture is made by the picture maker while its frame is laid out, and the
-    card sends the picture the screen would have drawn; with the maker gone, the screen draws
-    the next ones itself."""
+    """Each new call's picture is made by the picture maker while its frame is laid out (also
+    when the cards are laid out anew for it), and the card sends the picture the screen would
+    have drawn; with the maker gone, the screen draws the next ones itself."""
     clock, source = Clock(), FakeSource()
     app = calls_app(clock, source, graphics=Graphics(sixel=True, cell=(18, 36)))
     maker = app.pictures
@@ -593,11 +593,14 @@ async def test_a_new_calls_picture_is_made_on_the_other_core_as_the_screen_draws
         await wait_for(pilot, lambda: app.now_calling.shown_cards[0].big.label == label)
         await settled(app, pilot, source)
         big = app.now_calling.shown_cards[0].big
+        sends_its_picture(big)
+        return big
+
+    def sends_its_picture(big: BigLabel) -> None:
         body = picture_body(big._picture_key(*big._box()))
         assert body is not None
         image = sent_image(big)
-        assert image is not None and image.endswith(body.decode("ascii")), label
-        return big
+        assert image is not None and image.endswith(body.decode("ascii")), big.label
 
     async with app.run_test(size=(106, 30)) as pilot:
         # The first call starts the maker (it draws that one here, the maker not ready yet).
@@ -606,6 +609,20 @@ async def test_a_new_calls_picture_is_made_on_the_other_core_as_the_screen_draws
             if maker.made:
                 break
         assert maker.made, "no picture was made ahead"
+        # Two calls at once after a steady one: two cards where there was one, laid out anew.
+        made = maker.made
+        clock.advance(120)
+        cards = await shown_together(
+            app,
+            pilot,
+            source,
+            call("t-k201", "K201", "q-pass", 1, clock.now),
+            call("t-k202", "K202", "q-civil", 3, clock.now),
+        )
+        await settled(app, pilot, source)
+        for card in cards:
+            sends_its_picture(card.big)
+        assert maker.made == made + 2, "both pictures of the new layout were made ahead"
         process = maker._process
         assert process is not None
         process.kill()

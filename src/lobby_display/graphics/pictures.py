@@ -54,7 +54,7 @@ def picture_body(key: PictureKey) -> bytes | None:
 
 
 def key_of(asked: object) -> PictureKey:
-    """The picture a request (or an answer) names; ValueError when it names none."""
+    """The picture a request names; ValueError when it names none."""
     if not isinstance(asked, list) or len(asked) != 5:
         raise ValueError("a picture is [label, width, height, cjk_locale, max_size]")
     label, width, height, cjk_locale, max_size = asked

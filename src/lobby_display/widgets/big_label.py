@@ -317,20 +317,19 @@ class BigLabel(RepaintsAtOnce):
             _BODIES.set(key, body)
         return body or None
 
-    def ask_picture(self, label: str) -> None:
+    def ask_picture(self, label: str, box: tuple[int, int]) -> None:
         """Have the picture of `label`, the label this widget is about to show, made ahead in
-        its box, on the maker's core (`pictures`), when it will be drawn as one and is not
-        made yet: asked as soon as a call's card knows its label and box, taken when the card
-        is drawn (`_body`). A box that changes meanwhile (the cards laid out anew) is drawn
-        here."""
+        `box` (cells: the box the panel lays its cards out for), on the maker's core
+        (`pictures`), when it will be drawn as one and is not made yet. Asked as soon as a
+        call's card knows its label and box, taken when the card is drawn (`_body`); a card
+        drawn in another box than foreseen draws its picture here."""
         graphics = self.graphics
         if self.pictures is None or not graphics.sixel or _screenshot:
             return
-        size = self.size
-        if not size.area or not drawable(label):
-            return  # not laid out yet: its box is not known
-        width, height = self._box(size)
-        if not graphics.legible(self._drawn_size(graphics, (width, height), label)):
+        width, height = box
+        if width <= 0 or height <= 0 or not drawable(label):
+            return
+        if not graphics.legible(self._drawn_size(graphics, box, label)):
             return
         key = self._picture_key(width, height, label)
         if _BODIES.get(key) is None:

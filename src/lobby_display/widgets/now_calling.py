@@ -255,6 +255,8 @@ class NowCallingPanel(Panel):
         self._grid = RepaintedContainer(*self.cards, id="cards")
         self._labels: tuple[str, ...] = ()
         self._row_height = -1
+        self._label_cells = (0, 0)
+        """The cells each card's label is drawn in, in the layout `_arrange` made last."""
         self._steady = SteadySize()
         self._last: tuple[NowCalling, HealthView, Shown] | None = None
         self.graphics = Graphics()
@@ -299,9 +301,9 @@ class NowCallingPanel(Panel):
             self._labels = labels
             self._arrange()
             # A new call's picture is made on the other core while its frame is worded and laid
-            # out, from here on (`BigLabel.ask_picture`).
+            # out, from here on (`BigLabel.ask_picture`), in the box of the cards' new layout.
             for card, label in zip(self.cards, labels, strict=False):
-                card.big.ask_picture(label)
+                card.big.ask_picture(label, self._label_cells)
         for index, card in enumerate(self.cards):
             if index < len(calls):
                 view = calls[index]
@@ -336,6 +338,8 @@ class NowCallingPanel(Panel):
             styles.grid_size_rows = rows
             styles.grid_rows = str(row_height) if row_height > 0 else "1fr"
         box = image_box(len(self._labels), columns, width, height - 1)
+        # A single card fills the panel (its grid takes the message's line too).
+        self._label_cells = box or _label_box(1, 1, width, height)
         shared = shared_size(self._labels, columns, width, height - 1, self.graphics)
         if self._last is not None:
             shared = self._steady.settle(shared, box, self._last[2].now)
