@@ -175,3 +175,18 @@ def test_a_maker_out_of_step_is_stopped_and_said(caplog: pytest.LogCaptureFixtur
         assert not garbled.running
     finally:
         garbled.close()
+
+
+def test_pictures_never_taken_are_not_kept_for_ever(maker: PictureMaker) -> None:
+    """A card laid out otherwise than foreseen never takes its picture: a screen that runs for
+    months must not keep them all."""
+    taken(maker, KEYS[0])
+    for number in range(4 * pictures.MAX_PENDING):
+        maker.ask((f"K{number:03d}", 288, 108, "", 0))
+        maker._read(0.2)
+    deadline = time.monotonic() + 20
+    while maker._asked and time.monotonic() < deadline:
+        maker._read(0.05)
+    assert not maker._asked, "every picture asked for was answered"
+    assert 0 < len(maker._answers) <= pictures.MAX_PENDING
+    assert len(maker._wanted) <= pictures.MAX_PENDING

@@ -87,7 +87,8 @@ class PictureMaker:
         """Pictures asked for and not answered yet, in the order asked."""
         self._wanted: OrderedDict[PictureKey, None] = OrderedDict()
         """Pictures asked for that the screen will take (an answer to another is dropped)."""
-        self._answers: dict[PictureKey, bytes | None] = {}
+        self._answers: OrderedDict[PictureKey, bytes | None] = OrderedDict()
+        """Pictures made and not taken yet (the oldest dropped beyond `MAX_PENDING`)."""
         self._unread = bytearray()
         self._ready = False
         """Whether the running maker said it is ready (its modules loaded): until then a
@@ -230,6 +231,8 @@ class PictureMaker:
             if key in self._wanted:
                 del self._wanted[key]
                 self._answers[key] = body
+                while len(self._answers) > MAX_PENDING:
+                    self._answers.popitem(last=False)
 
     def _lost(self, why: str) -> None:
         """The maker is gone or out of step: say so once, end it, draw here until it is
