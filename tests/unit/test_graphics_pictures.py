@@ -190,3 +190,22 @@ def test_pictures_never_taken_are_not_kept_for_ever(maker: PictureMaker) -> None
     assert not maker._asked, "every picture asked for was answered"
     assert 0 < len(maker._answers) <= pictures.MAX_PENDING
     assert len(maker._wanted) <= pictures.MAX_PENDING
+
+
+def test_a_maker_stuck_for_long_is_ended_and_said(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pictures, "STALL_SECONDS", 0.2)
+    silent = PictureMaker(SILENT)
+    try:
+        silent.ask(KEYS[0])
+        process = silent._process
+        assert process is not None
+        time.sleep(0.3)
+        with caplog.at_level(logging.WARNING, logger="lobby_display.graphics.pictures"):
+            silent.ask(KEYS[1])
+        assert "did not answer" in caplog.text
+        assert not silent.running
+        assert process.poll() is not None, "the stuck process was ended"
+    finally:
+        silent.close()

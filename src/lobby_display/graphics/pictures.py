@@ -36,6 +36,9 @@ MAX_PENDING: Final = 12
 WAIT_SECONDS: Final = 0.05
 #: The maker's first line: its modules are loaded, it answers from now on.
 READY: Final = b'"ready"'
+#: A maker that has not answered the oldest picture asked for in this long is stuck: it is
+#: ended, and started again later (a busy core delays a picture by milliseconds, not seconds).
+STALL_SECONDS: Final = 10.0
 #: After the maker ended or failed, how long before it is started again (meanwhile the screen
 #: draws its pictures itself).
 RESTART_SECONDS: Final = 60.0
@@ -83,8 +86,8 @@ class PictureMaker:
     def __init__(self, argv: list[str] | None = None) -> None:
         self._argv = argv or [sys.executable, "-m", "lobby_display.graphics.pictures"]
         self._process: subprocess.Popen[bytes] | None = None
-        self._asked: deque[PictureKey] = deque()
-        """Pictures asked for and not answered yet, in the order asked."""
+        self._asked: deque[tuple[PictureKey, float]] = deque()
+        """Pictures asked for and not answered yet, and when, in the order asked."""
         self._wanted: OrderedDict[PictureKey, None] = OrderedDict()
         """Pictures asked for that the screen will take (an answer to another is dropped)."""
         self._answers: OrderedDict[PictureKey, bytes | None] = OrderedDict()
@@ -106,6 +109,8 @@ class PictureMaker:
         """Make `key`'s picture ahead (nothing when it is under way, when the maker is
         `MAX_PENDING` pictures behind, or when no maker can run)."""
         self._read(0)
+        if self._asked and time.monotonic() - self._asked[0][1] > STALL_SECONDS:
+            self._lost(f"it did not answer for {STALL_SECONDS:.0f} s")
         if key in self._wanted or key in self._answers or len(self._asked) >= MAX_PENDING:
             return
         process = self._started()
@@ -116,7 +121,7 @@ class PictureMaker:
         except (OSError, ValueError):
             self._lost("its input closed")
             return
-        self._asked.append(key)
+        self._asked.append((key, time.monotonic()))
         self._wanted[key] = None
         while len(self._wanted) > MAX_PENDING:
             self._wanted.popitem(last=False)
@@ -186,7 +191,9 @@ class PictureMaker:
             return False
         stdout = process.stdout.fileno()
         came = False
-        while select.select([stdout], [], [], timeout)[0]:
+        waiting = select.poll()  # not select(): a descriptor above 1023 is refused there
+        waiting.register(stdout, select.POLLIN)
+        while waiting.poll(timeout * 1000):
             try:
                 chunk = os.read(stdout, 1 << 16)
             except OSError:
@@ -225,7 +232,7 @@ class PictureMaker:
             if not self._asked:
                 self._lost("it answered what was not asked")
                 return
-            key = self._asked.popleft()
+            key, _ = self._asked.popleft()
             if error:
                 log.warning("the picture maker could not draw a label: %s", error)
             if key in self._wanted:
