@@ -593,14 +593,8 @@ async def test_a_new_calls_picture_is_made_on_the_other_core_as_the_screen_draws
         await wait_for(pilot, lambda: app.now_calling.shown_cards[0].big.label == label)
         await settled(app, pilot, source)
         big = app.now_calling.shown_cards[0].big
-        sends_its_picture(big)
+        sends_picture_drawn_here(big)
         return big
-
-    def sends_its_picture(big: BigLabel) -> None:
-        body = picture_body(big._picture_key(*big._box()))
-        assert body is not None
-        image = sent_image(big)
-        assert image is not None and image.endswith(body.decode("ascii")), big.label
 
     async with app.run_test(size=(106, 30)) as pilot:
         # The first call starts the maker (it draws that one here, the maker not ready yet).
@@ -621,7 +615,7 @@ async def test_a_new_calls_picture_is_made_on_the_other_core_as_the_screen_draws
         )
         await settled(app, pilot, source)
         for card in cards:
-            sends_its_picture(card.big)
+            sends_picture_drawn_here(card.big)
         assert maker.made == made + 2, "both pictures of the new layout were made ahead"
         process = maker._process
         assert process is not None
@@ -631,3 +625,43 @@ async def test_a_new_calls_picture_is_made_on_the_other_core_as_the_screen_draws
         await new_call("K100")
         await new_call("K101")
         assert maker.made == made, "with the maker gone, the screen drew them"
+
+
+@pytest.mark.skipif(not two_cores(), reason="the picture maker runs on a second core")
+@pytest.mark.parametrize("size", [(160, 50), (106, 30)])
+async def test_every_cards_picture_is_asked_for_in_the_box_it_is_drawn_in(
+    size: tuple[int, int],
+) -> None:
+    """Groups of 2 to 6 calls at once lay the cards out anew each time, in grids whose cards
+    differ by a cell where the width does not divide evenly: once the maker is ready, every new
+    label's picture is made ahead, none drawn by the screen in a box it did not foresee."""
+    clock, source = Clock(), FakeSource()
+    app = calls_app(clock, source, graphics=Graphics(sixel=True, cell=(18, 36)))
+    maker = app.pictures
+    assert maker is not None
+    async with app.run_test(size=size) as pilot:
+        for count in range(2, 7):
+            made = maker.made
+            clock.advance(120)
+            labels = [f"K{count}{index:02d}" for index in range(count)]
+            source.push(*(call(f"t-{label}", label, "q-pass", 2, clock.now) for label in labels))
+
+            def newest_shown(newest: str = labels[-1]) -> bool:
+                return app.now_calling.shown_cards[0].big.label == newest
+
+            await wait_for(pilot, newest_shown)
+            await settled(app, pilot, source)
+            cards = app.now_calling.shown_cards
+            assert len(cards) == count
+            for card in cards:
+                sends_picture_drawn_here(card.big)
+            if count > 2:  # the first group starts the maker
+                assert maker.made == made + count, (size, count)
+
+
+def sends_picture_drawn_here(big: BigLabel) -> None:
+    """The card sends the picture the screen would have drawn of its label in its box."""
+    body = picture_body(big._picture_key(*big._box()))
+    assert body is not None
+    image = sent_image(big)
+    assert image is not None and image.endswith(body.decode("ascii")), big.label
