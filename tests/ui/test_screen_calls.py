@@ -13,6 +13,7 @@ from textual.pilot import Pilot
 from textual.strip import Strip
 
 from lobby_display.app import LobbyApp
+from lobby_display.graphics import pictures
 from lobby_display.graphics.mosaic import Mosaic
 from lobby_display.graphics.pictures import picture_body, two_cores
 from lobby_display.graphics.raster import rasterise
@@ -577,10 +578,14 @@ async def test_cards_that_appear_draw_their_labels_alike_from_their_first_frame(
 
 
 @pytest.mark.skipif(not two_cores(), reason="the picture maker runs on a second core")
-async def test_a_new_calls_picture_is_made_on_the_other_core_as_the_screen_draws_it() -> None:
+async def test_a_new_calls_picture_is_made_on_the_other_core_as_the_screen_draws_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Each new call's picture is made by the picture maker while its frame is laid out (also
     when the cards are laid out anew for it), and the card sends the picture the screen would
     have drawn; with the maker gone, the screen draws the next ones itself."""
+    # A busy test machine may take longer than a frame's wait to make one: waited for here.
+    monkeypatch.setattr(pictures, "WAIT_SECONDS", 30.0)
     clock, source = Clock(), FakeSource()
     app = calls_app(clock, source, graphics=Graphics(sixel=True, cell=(18, 36)))
     maker = app.pictures
@@ -630,11 +635,12 @@ async def test_a_new_calls_picture_is_made_on_the_other_core_as_the_screen_draws
 @pytest.mark.skipif(not two_cores(), reason="the picture maker runs on a second core")
 @pytest.mark.parametrize("size", [(160, 50), (106, 30)])
 async def test_every_cards_picture_is_asked_for_in_the_box_it_is_drawn_in(
-    size: tuple[int, int],
+    size: tuple[int, int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Groups of 2 to 6 calls at once lay the cards out anew each time, in grids whose cards
     differ by a cell where the width does not divide evenly: once the maker is ready, every new
     label's picture is made ahead, none drawn by the screen in a box it did not foresee."""
+    monkeypatch.setattr(pictures, "WAIT_SECONDS", 30.0)  # a busy test machine: waited for
     clock, source = Clock(), FakeSource()
     app = calls_app(clock, source, graphics=Graphics(sixel=True, cell=(18, 36)))
     maker = app.pictures
