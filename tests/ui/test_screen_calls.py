@@ -19,8 +19,9 @@ from lobby_display.graphics.pictures import picture_body, two_cores
 from lobby_display.graphics.raster import rasterise
 from lobby_display.graphics.terminal import Graphics
 from lobby_display.updates import TicketChanged
-from lobby_display.widgets import now_calling
+from lobby_display.widgets import big_label, now_calling
 from lobby_display.widgets.big_label import BigLabel
+from lobby_display.widgets.drawn import DrawnCache
 from lobby_display.widgets.now_calling import SIZE_MEMORY, CallCard
 from tests.helpers.boards import (
     Clock,
@@ -584,8 +585,7 @@ async def test_a_new_calls_picture_is_made_on_the_other_core_as_the_screen_draws
     """Each new call's picture is made by the picture maker while its frame is laid out (also
     when the cards are laid out anew for it), and the card sends the picture the screen would
     have drawn; with the maker gone, the screen draws the next ones itself."""
-    # A busy test machine may take longer than a frame's wait to make one: waited for here.
-    monkeypatch.setattr(pictures, "WAIT_SECONDS", 30.0)
+    fresh_pictures(monkeypatch)
     clock, source = Clock(), FakeSource()
     app = calls_app(clock, source, graphics=Graphics(sixel=True, cell=(18, 36)))
     maker = app.pictures
@@ -640,7 +640,7 @@ async def test_every_cards_picture_is_asked_for_in_the_box_it_is_drawn_in(
     """Groups of 2 to 6 calls at once lay the cards out anew each time, in grids whose cards
     differ by a cell where the width does not divide evenly: once the maker is ready, every new
     label's picture is made ahead, none drawn by the screen in a box it did not foresee."""
-    monkeypatch.setattr(pictures, "WAIT_SECONDS", 30.0)  # a busy test machine: waited for
+    fresh_pictures(monkeypatch)
     clock, source = Clock(), FakeSource()
     app = calls_app(clock, source, graphics=Graphics(sixel=True, cell=(18, 36)))
     maker = app.pictures
@@ -671,3 +671,12 @@ def sends_picture_drawn_here(big: BigLabel) -> None:
     assert body is not None
     image = sent_image(big)
     assert image is not None and image.endswith(body.decode("ascii")), big.label
+
+
+def fresh_pictures(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No picture kept by an earlier test (the big labels' stores are the module's: a label
+    another test drew in the same box would be found there, not asked for), and the maker's
+    pictures waited for (a busy test machine may take longer than a frame's wait to make one)."""
+    monkeypatch.setattr(big_label, "_IMAGES", DrawnCache(big_label._MAX_DRAWN))
+    monkeypatch.setattr(big_label, "_BODIES", DrawnCache(big_label._MAX_DRAWN))
+    monkeypatch.setattr(pictures, "WAIT_SECONDS", 30.0)
