@@ -145,17 +145,8 @@ class PictureMaker:
         """End the maker's process (its input closed; killed if it does not end at once)."""
         process, self._process = self._process, None
         self._forget_asked()
-        if process is None:
-            return
-        try:
-            if process.stdin is not None:
-                process.stdin.close()
-            process.wait(timeout=1)
-        except (OSError, subprocess.TimeoutExpired):
-            process.kill()
-            process.wait()
-        if process.stdout is not None:
-            process.stdout.close()
+        if process is not None:
+            _end(process, grace=1.0)
 
     def _started(self) -> subprocess.Popen[bytes] | None:
         """The maker's process, started when it is not running and may be (after a failure, not
@@ -247,13 +238,7 @@ class PictureMaker:
         process, self._process = self._process, None
         if process is not None:
             log.warning("the picture maker stopped (%s); pictures are drawn here", why)
-            with contextlib.suppress(OSError):
-                process.kill()
-            process.wait()
-            for stream in (process.stdin, process.stdout):
-                if stream is not None:
-                    with contextlib.suppress(OSError):
-                        stream.close()
+            _end(process, grace=0.0)
         self._retry_at = time.monotonic() + RESTART_SECONDS
         self._forget_asked()
 
@@ -263,6 +248,22 @@ class PictureMaker:
         self._answers.clear()
         self._unread.clear()
         self._ready = False
+
+
+def _end(process: subprocess.Popen[bytes], grace: float) -> None:
+    """End `process`: its input closed, `grace` seconds to end by itself, then killed; its pipes
+    closed."""
+    with contextlib.suppress(OSError):
+        if process.stdin is not None:
+            process.stdin.close()
+    try:
+        process.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+    with contextlib.suppress(OSError):
+        if process.stdout is not None:
+            process.stdout.close()
 
 
 def serve(requests: IO[bytes], answers: IO[bytes]) -> None:
