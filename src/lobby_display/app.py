@@ -561,11 +561,7 @@ class LobbyApp(App[None], inherit_bindings=False):
             self._dirty.header = self._dirty.queues = self._dirty.calls = True
             self._dirty.status = True
         self._catch_up(now)
-        slot = self._page_slot_at(now.timestamp())
-        if slot != self._page_slot:
-            self._page_slot = slot
-            self._dirty.queues = True  # the page turns with the queue rows' redraw
-            self._dirty.whole = True
+        self._turn_page(now)
         self._prepare_next_turn(now)
         self._redraw_pending()
         self._collect_later()  # a frame may not come: the clock changes once a minute
@@ -595,6 +591,20 @@ class LobbyApp(App[None], inherit_bindings=False):
         self._dirty.everything(at_once=not self._locale)
         self._locale = locale
         return True
+
+    def _turn_page(self, now: datetime) -> None:
+        """Turn the queue board to the page due at `now`, with the queue rows' redraw.
+
+        Not while the locale turn due with it is held behind a call: turned alone, the page was
+        worded and drawn in the locale going out, which nothing had drawn it in ahead, and once
+        more in the new one a frame later (a slow host's ticks come late: issue 16's host, at
+        100 events/s, 17 ms of wording and a 35 ms frame, which the calls meanwhile waited for).
+        The page turns with the rotation's queue board instead."""
+        slot = self._page_slot_at(now.timestamp())
+        if slot != self._page_slot and not self._rotation_held:
+            self._page_slot = slot
+            self._dirty.queues = True
+            self._dirty.whole = True
 
     def _page_slot_at(self, moment: float) -> int:
         """The queue board's page slot at `moment`: pages turn when every locale has had its
@@ -826,7 +836,9 @@ class LobbyApp(App[None], inherit_bindings=False):
         if self._rotation_held:
             # The rotation the call's frame held back; not a whole tick, which drew every part
             # due (queue rows at each frame of a long hold, not once a second).
-            if self._turn_locale(self._clock()):
+            now = self._clock()
+            if self._turn_locale(now):
+                self._turn_page(now)
                 self._redraw_pending()
         elif self._held is not None and not self._call_waiting:
             self._release_held()

@@ -5,6 +5,7 @@ board. A line left stale by a missed redraw would show an old number to the room
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -14,6 +15,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
+from lobby_display import app as app_module
 from lobby_display.app import QUEUES_REDRAW_PERIOD, LobbyApp
 from lobby_display.board import Board
 from lobby_display.config import Settings
@@ -99,6 +101,55 @@ async def test_turning_pages_and_locales_redraws_every_changed_line() -> None:
                 f"step {step}: {app.shown_locale}, page {app.queue_board.page}"
             )
         assert len(seen) >= 3, "both locales and several pages were shown"
+
+
+async def test_a_page_due_with_a_rotation_held_behind_a_call_turns_with_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Pages turn when every locale has had its turn, with a rotation. When a call holds that
+    rotation back for its frame, the page waits with it: turned alone, the new page was drawn
+    in the locale going out by the first queue rows due meanwhile, and all over again in the
+    new one a frame later (issue 16's host, 100 events/s: a 35 ms frame the calls waited for)."""
+    # A wide window between the call's frame and the rotation's turn, for the rows due there.
+    monkeypatch.setattr(app_module, "NETWORK_TURN", 0.3)
+    monkeypatch.setattr(app_module, "QUEUES_REDRAW_PERIOD", 0.1)
+    clock, source = Clock(at(10)), FakeSource()
+    settings = make_settings(locales=["en_US", "fr_FR"], rotation_seconds=10)
+    app = LobbyApp(settings, source, clock=clock, board=board_with_pages(settings))
+    app.animation_level = "none"
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.queue_board.pages > 1)
+        await settled(app, pilot)
+        next(timer for timer in app._timers if timer.name == "tick").pause()
+        period = 2 * 10  # a page for each round of both locales
+        turn = (math.floor(clock.now.timestamp() / period) + 1) * period
+        if turn % 60 == 0:
+            turn += period  # not at a new minute: it redraws every row in any case
+        clock.advance(turn - 3 - clock.now.timestamp())
+        app.tick()
+        await settled(app, pilot)
+        board = app.queue_board
+        page, locale = board.page, app.shown_locale
+        pages_shown: list[tuple[int, str]] = []
+        show = board.show
+
+        def noted(queues: Any, health: Any, shown: Any) -> None:
+            show(queues, health, shown)
+            pages_shown.append((board.page, shown.locale))
+
+        board.show = noted  # type: ignore[method-assign]
+        app.apply_update(call("t-p1", "P101", "q-pass", 2, clock.now))
+        clock.advance(3)
+        app.tick()  # the rotation and the page due, a call waiting
+        assert app.shown_locale == locale, "the rotation waits for the call's frame"
+        await until(lambda: any(row.label == "P101" for row in app.recent_calls.visible_rows))
+        source.push(waiting(queue_states(), "q-pass", 17))  # rows due before the turn
+        await wait_for(pilot, lambda: app.shown_locale != locale)
+        await settled(app, pilot, source)
+        assert board.page != page
+        assert (board.page, locale) not in pages_shown, "the new page drawn in the old locale"
+        assert (page, locale) in pages_shown, "the rows due before the turn drawn"
+        assert pages_shown[-1] == (board.page, app.shown_locale)
 
 
 @asynccontextmanager
