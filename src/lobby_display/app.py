@@ -47,7 +47,7 @@ from lobby_display.kiosk_driver import KioskDriver
 from lobby_display.models import LOCALES
 from lobby_display.redaction import redact
 from lobby_display.updates import Call, Clock, FeedHealth, ReferenceData, Update, utc_now
-from lobby_display.views import PART_FEED, Part
+from lobby_display.views import PART_FEED, CounterView, Part, QueueView
 from lobby_display.widgets.background import keep_background_colors
 from lobby_display.widgets.big_label import for_screenshot
 from lobby_display.widgets.connecting import ConnectingNotice
@@ -210,6 +210,19 @@ class AppHooks:
     """New calls and recalls to announce, in the order they happened."""
     health: Callable[[Board, datetime], object] | None = None
     """A feed's health changed (systemd `STATUS=`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _TurnAhead:
+    """The queue rows and counters of a turn (a locale's, a page's), worded and drawn ahead of
+    it (`LobbyApp._prepare_turn`), and the board's revision they were taken at."""
+
+    locale: str
+    page_slot: int
+    queues: tuple[QueueView, ...]
+    counters: tuple[CounterView, ...] | None
+    """None when the counters were not drawn ahead (a page turn in the same locale)."""
+    revision: int
 
 
 @dataclass(slots=True)
@@ -376,6 +389,8 @@ class LobbyApp(App[None], inherit_bindings=False):
         self._prepared_turn = -math.inf
         """The locale turn whose queue rows and recent calls are drawn ahead of it
         (`_prepare_turn`)."""
+        self._turn_ahead: _TurnAhead | None = None
+        """What the next turn's queue rows and counters were drawn with (`_prepare_turn`)."""
         self._collector = QuietCollector()
         self._collect_scheduled = False
         self._frames = 0
@@ -507,6 +522,8 @@ class LobbyApp(App[None], inherit_bindings=False):
             self._has_data = True
             self._dirty.everything()
             self._settle_later()
+        if changes.layout or changes.reference:
+            self._turn_ahead = None  # rows come or go: the rows drawn ahead are not the board's
         self._dirty.add(changes)
         if changes.new_calls:
             self._call_hook("calls", list(changes.new_calls))
@@ -635,8 +652,9 @@ class LobbyApp(App[None], inherit_bindings=False):
 
     def _prepare_turn(self, moment: datetime) -> None:
         """Word and draw the queue rows in the locale whose turn comes at `moment`, on the
-        page it shows, and the recent calls: its rotation then words and draws only the queues
-        that changed and the calls made since (`QueueBoard.prepare`, `RecentCallsPanel.prepare`).
+        page it shows, the counters, and the recent calls: its rotation then draws only the
+        calls made since (`QueueBoard.prepare`, `CountersPanel.prepare`,
+        `RecentCallsPanel.prepare`), and shows the rows and counters as drawn here (`_redraw`).
         With one locale, the queue board's next page alone: a page turn drew every row of the
         new page in its frame (11 to 25 ms on this project's benchmark machine, 30 queues), and
         a call that came meanwhile waited for it."""
@@ -648,9 +666,14 @@ class LobbyApp(App[None], inherit_bindings=False):
         if locale == self._locale and page_slot == self._page_slot:
             return
         shown = self._shown(moment, locale)
-        self.queue_board.prepare(self.board.queues(), shown, page_slot)
+        queues = self.board.queues()
+        self.queue_board.prepare(queues, shown, page_slot)
+        counters = None
         if locale != self._locale:
+            counters = self.board.counters()
+            self.counters.prepare(counters, shown)
             self.recent_calls.prepare(self.board.recent_calls(), shown)
+        self._turn_ahead = _TurnAhead(locale, page_slot, queues, counters, self.board.revision)
 
     def _schedule_redraw(self) -> None:
         """Coalesce a burst of updates: calls, header and status in the next frame the pacer
@@ -894,6 +917,7 @@ class LobbyApp(App[None], inherit_bindings=False):
         shown = self._shown(now)
         board = self.board
         parts = board.parts(now)
+        ahead = self._ahead_of(dirty, shown)
         # The notice's words only while it is shown: a new sentence lays the screen out
         # (Textual sizes a Static by its text), at every locale rotation of a working screen.
         connecting = not self._has_data
@@ -914,10 +938,14 @@ class LobbyApp(App[None], inherit_bindings=False):
         def queues() -> None:
             if self._page_slot >= 0 and self.queue_board.page_slot != self._page_slot:
                 self.queue_board.page_slot = self._page_slot
-            self.queue_board.show(board.queues(), parts[Part.QUEUES], shown)
+            queues = board.queues() if ahead is None else ahead.queues
+            self.queue_board.show(queues, parts[Part.QUEUES], shown)
 
         def counters() -> None:
-            self.counters.show(board.counters(), parts[Part.COUNTERS], shown)
+            counters = board.counters() if ahead is None else ahead.counters
+            if counters is None:
+                counters = board.counters()
+            self.counters.show(counters, parts[Part.COUNTERS], shown)
 
         def status() -> None:
             banner = self.banner
@@ -938,6 +966,28 @@ class LobbyApp(App[None], inherit_bindings=False):
                 except Exception:
                     # One part that cannot be drawn must not take the others (or the kiosk) down.
                     log.exception("the %s could not be drawn", draw.__name__)
+        if ahead is not None and ahead.revision != board.revision:
+            # Up to the moment with the rows' next redraw (`QUEUES_REDRAW_PERIOD`).
+            self._dirty.queues = self._dirty.counters = True
+            self._schedule_redraw()
+
+    def _ahead_of(self, dirty: _Dirty, shown: Shown) -> _TurnAhead | None:
+        """The queue rows and counters drawn ahead for this redraw's turn, if it is one and they
+        were (`_prepare_turn`).
+
+        A turn shows them as they were drawn, half a second ago (`PREPARE_AHEAD`), and the
+        rows' next redraw brings what changed since, a second later at most, as it does between
+        turns. Worded and drawn again in the turn's frame, the queues that changed meanwhile
+        (most of them at 100 events/s) and the counters held back the calls that came then
+        (issue 16's host: 13 ms of wording and a 19 ms frame).
+        """
+        ahead = self._turn_ahead
+        if ahead is None or not dirty.whole or not (dirty.queues or dirty.counters):
+            return None
+        self._turn_ahead = None
+        if ahead.locale != shown.locale or ahead.page_slot != self._page_slot:
+            return None
+        return ahead
 
     # --- the source ------------------------------------------------------------------------------
 

@@ -20,12 +20,14 @@ from lobby_display.graphics.terminal import Graphics
 from lobby_display.models import Queue, keyed
 from lobby_display.updates import ReferenceData
 from lobby_display.widgets import queue_board as queue_board_module
+from lobby_display.widgets.counters import CountersPanel
 from lobby_display.widgets.recent_calls import RecentCallsPanel
 from tests.helpers.boards import (
     Clock,
     Layouts,
     board_app,
     call,
+    counters,
     make_board,
     make_settings,
     queue_states,
@@ -382,8 +384,8 @@ async def test_the_next_locales_queue_rows_are_drawn_before_its_turn(
 ) -> None:
     """A rotation words every queue's numbers and times in the new locale and draws every line
     of the queue board again, the costliest part of its frames: the screen words and draws
-    them half a second before the turn, and the rotation does it again only for the queues
-    that changed since."""
+    them half a second before the turn, and the turn shows them as drawn then. A queue that
+    changed since is worded and drawn again by the rows' next redraw, as between turns."""
     clock = Clock()
     async with rotating(clock) as (app, pilot):
         worded: list[tuple[str, str]] = []
@@ -425,13 +427,23 @@ async def test_the_next_locales_queue_rows_are_drawn_before_its_turn(
         await wait_for(
             pilot, lambda: board.content is not None and board.content.heading == "Queues"
         )
-        await pilot.pause()
-        assert set(worded) == {("q-pass", "fr_FR"), ("q-pass", "en_US")}
-        assert drawn, "the queue that changed drawn again"
-        assert set(drawn) <= english["q-pass"], drawn
+        assert drawn == [], "nothing drawn in the turn's frame"
+        assert set(worded) == {("q-pass", "fr_FR")}, "nothing worded for it"
         text = screen_text(app)
         assert [word for word in FRENCH if word in text] == []
         assert "Passports and ID" in text
+
+        def passports() -> str:
+            return next(row.waiting for row in board.visible_rows if row.name.startswith("Pass"))
+
+        assert not passports().startswith("9 "), "the count drawn ahead, a moment old"
+        # The queue that changed, with the rows' next redraw.
+        await wait_for(pilot, lambda: ("q-pass", "en_US") in worded)
+        await settled(app, pilot)
+        assert set(worded) == {("q-pass", "fr_FR"), ("q-pass", "en_US")}
+        assert drawn, "the queue that changed drawn again"
+        assert set(drawn) <= english["q-pass"], drawn
+        assert passports().startswith("9 "), passports()
 
 
 async def test_the_next_locales_recent_calls_are_drawn_before_its_turn(
@@ -473,6 +485,43 @@ async def test_the_next_locales_recent_calls_are_drawn_before_its_turn(
         await pilot.pause()
         assert sorted(label or "" for label, _ in drawn) == sorted(["Z001", listed[0]])
         assert "Z001" in screen_text(app)
+
+
+async def test_the_next_locales_counters_are_drawn_before_its_turn(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each line of the counters is a table Rich measures: drawn in the new locale in the
+    rotation's frame, they held back the calls that came then. The screen draws them half a
+    second before the turn, the turn shows them as drawn, and a value that changed since
+    follows with the rows' next redraw."""
+    clock = Clock()
+    async with rotating(clock) as (app, pilot):
+        panel = app.counters
+        drawn: list[str] = []
+        draw = CountersPanel.draw_row
+
+        def drew(panel: CountersPanel, row: Any, layout: Any) -> Any:
+            drawn.extend(pair.value for pair in row if pair is not None)
+            return draw(panel, row, layout)
+
+        monkeypatch.setattr(CountersPanel, "draw_row", drew)
+        clock.advance(9.6)
+        app.tick()  # the turn is 0.4 s away
+        await until(lambda: "12,480" in drawn)
+        assert app.shown_locale == "fr_FR"
+        assert "12\u202f480" in screen_text(app)
+        app.apply_update(counters({"c-visitors": 129, "c-served": 97, "c-year": 12481}))
+        await wait_for(pilot, lambda: "12\u202f481" in screen_text(app))
+        drawn.clear()
+        clock.advance(0.4)
+        app.tick()
+        await wait_for(pilot, lambda: panel._heading == "Counters")
+        assert drawn == [], "nothing drawn in the turn's frame"
+        assert "12,480" in screen_text(app), "the values drawn ahead, a moment old"
+        await wait_for(pilot, lambda: "12,481" in screen_text(app))
+        await settled(app, pilot)
+        assert "12,481" in drawn
+        assert [word for word in FRENCH if word in screen_text(app)] == []
 
 
 async def test_a_rotation_redraws_the_screen_without_laying_it_out() -> None:
