@@ -781,6 +781,12 @@ class LobbyApp(App[None], inherit_bindings=False):
             self.call_after_refresh(self._after_network_turn, later)
         if dirty.queues or dirty.counters:
             self._queues_drawn_at = time.monotonic()
+            if self._queues_timer is not None:
+                # Drawn now (a turn, a tick): what changes next waits its period from now.
+                # Left to fire, the timer drew the rows again straight after a rotation's queue
+                # board, in the frame the calls that came with the rotation waited for.
+                self._queues_timer.stop()
+                self._queues_timer = None
         if dirty:
             self._redraw(dirty, now)
         self._note_next_change(now)

@@ -463,3 +463,41 @@ async def test_waiting_counts_in_a_rush_are_redrawn_at_most_once_a_second() -> N
         assert after[0][0] - first_at >= QUEUES_REDRAW_PERIOD - 0.02  # timers' granularity
         row = next(line for line in screen_lines(app) if "Pass" in line)  # the queue's row
         assert " 43 " in f" {row} "
+
+
+async def test_queue_rows_drawn_by_the_clocks_tick_wait_their_period_from_it() -> None:
+    """The rows drawn by another redraw than their timer's (the clock's tick at a new minute, a
+    rotation's queue board) start the period again: the timer set before drew them again at
+    once, a second redraw of the board in a row (issue 16's host: right after a rotation's
+    board, a 24 ms frame the calls that came with the rotation waited for)."""
+    clock, source = Clock(at(10)), FakeSource()
+    settings = make_settings()
+    app = LobbyApp(settings, source, clock=clock, board=make_board(settings, at(-600)))
+    app.animation_level = "none"
+    states = queue_states()
+    shown: list[tuple[float, int | None]] = []
+    show = app.queue_board.show
+
+    def counting_show(queues: Any, *args: Any) -> None:
+        show(queues, *args)
+        count = next(view.waiting_tickets for view in queues if view.queue_id == "q-pass")
+        shown.append((time.monotonic(), count))
+
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settled(app, pilot, source)
+        next(timer for timer in app._timers if timer.name == "tick").pause()
+        app.queue_board.show = counting_show  # type: ignore[method-assign, assignment]
+        source.push(waiting(states, "q-pass", 41))
+        await wait_for(pilot, lambda: 41 in [count for _, count in shown])
+        source.push(waiting(states, "q-pass", 42))  # waits for the period
+        await wait_for(pilot, lambda: source._queue.empty())
+        await pilot.pause(0.3)
+        assert app._queues_timer is not None and shown[-1][1] == 41
+        clock.advance(60)
+        app.tick()  # a new minute: every row, 42 with them
+        await wait_for(pilot, lambda: shown[-1][1] == 42)
+        ticked_at = shown[-1][0]
+        source.push(waiting(states, "q-pass", 43))
+        await settled(app, pilot, source)
+        assert shown[-1][1] == 43
+        assert shown[-1][0] - ticked_at >= QUEUES_REDRAW_PERIOD - 0.02  # timers' granularity
