@@ -750,14 +750,15 @@ class LobbyApp(App[None], inherit_bindings=False):
 
     def _redraw_queues(self) -> None:
         self._queues_timer = None
-        self._redraw_pending()
+        self._redraw_pending(rows_due=True)
 
     @property
     def _drawable(self) -> bool:
         # A timer may fire while the app shuts down, after its widgets are gone.
         return self._mounted and self.is_running
 
-    def _redraw_pending(self, split: bool = True) -> None:
+    def _redraw_pending(self, split: bool = True, rows_due: bool = False) -> None:
+        """Draw every part due; `rows_due`: the queue rows' period is over (their timer)."""
         self._flush_scheduled = False
         if not self._drawable:
             return
@@ -766,6 +767,8 @@ class LobbyApp(App[None], inherit_bindings=False):
         dirty, self._dirty = self._dirty, _Dirty()
         if self._held is not None:
             dirty.whole = True  # rows redrawn now would draw the held board, in the new locale
+        if not rows_due:
+            self._rest_rows(dirty)
         # A locale rotation or a page turn redraws the queue board whole, the costliest part
         # of a frame (tens of milliseconds on a small PC): the calls, header and status go in a
         # frame of their own first, and the queue rows and counters in the next, so a call
@@ -790,6 +793,22 @@ class LobbyApp(App[None], inherit_bindings=False):
         if dirty:
             self._redraw(dirty, now)
         self._note_next_change(now)
+
+    def _rest_rows(self, dirty: _Dirty) -> None:
+        """Leave the queue rows and counters of `dirty` to their timer until their period since
+        they were last drawn is over (`QUEUES_REDRAW_PERIOD`), whichever redraw they came to
+        (the clock's tick, the rows held behind a call's frame): unless the board changes whole
+        (a rotation, a page turn) or at once (its freshness). Drawn by those, they came as
+        often as the calls did: at 100 events/s, a second redraw of the board straight after a
+        rotation's, in the frames the calls that came with it waited for."""
+        if dirty.whole or dirty.at_once or not (dirty.queues or dirty.counters):
+            return
+        if time.monotonic() >= self._queues_drawn_at + QUEUES_REDRAW_PERIOD:
+            return
+        self._dirty.queues |= dirty.queues
+        self._dirty.counters |= dirty.counters
+        dirty.queues = dirty.counters = False
+        self._schedule_redraw()
 
     def _after_network_turn(self, later: _Dirty) -> None:
         self.set_timer(NETWORK_TURN, lambda: self._redraw_later(later), name="redraw-later")

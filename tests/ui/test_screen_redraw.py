@@ -295,6 +295,8 @@ async def test_calls_between_two_frames_are_drawn_together_in_the_next_frame() -
     async with app.run_test(size=(160, 45)) as pilot:
         await wait_for(pilot, lambda: app.recent_calls.visible_rows != ())
         app.recent_calls.show = counting_show  # type: ignore[method-assign, assignment]
+        # The clock's tick draws every part due, calls too: held, so the pacer alone is seen.
+        next(timer for timer in app._timers if timer.name == "tick").pause()
         # A pacer that has drawn nothing yet (a quiet spell), with a refresh interval of 2 s: a
         # call drawn within the turns of the loop that bring it is drawn at once.
         app._pacer = FramePacer(interval=2.0)
@@ -465,16 +467,16 @@ async def test_waiting_counts_in_a_rush_are_redrawn_at_most_once_a_second() -> N
         assert " 43 " in f" {row} "
 
 
-async def test_queue_rows_drawn_by_the_clocks_tick_wait_their_period_from_it() -> None:
-    """The rows drawn by another redraw than their timer's (the clock's tick at a new minute, a
-    rotation's queue board) start the period again: the timer set before drew them again at
-    once, a second redraw of the board in a row (issue 16's host: right after a rotation's
-    board, a 24 ms frame the calls that came with the rotation waited for)."""
+@asynccontextmanager
+async def counted_rows(
+    locales: list[str] | None = None,
+) -> AsyncIterator[tuple[LobbyApp, Pilot[Any], Clock, FakeSource, list[tuple[float, int | None]]]]:
+    """A settled app whose clock's tick is held, and the moments its queue board was shown with
+    the waiting count of "q-pass" (from now on)."""
     clock, source = Clock(at(10)), FakeSource()
-    settings = make_settings()
+    settings = make_settings(locales=locales or ["en_US"], rotation_seconds=10)
     app = LobbyApp(settings, source, clock=clock, board=make_board(settings, at(-600)))
     app.animation_level = "none"
-    states = queue_states()
     shown: list[tuple[float, int | None]] = []
     show = app.queue_board.show
 
@@ -487,17 +489,51 @@ async def test_queue_rows_drawn_by_the_clocks_tick_wait_their_period_from_it() -
         await settled(app, pilot, source)
         next(timer for timer in app._timers if timer.name == "tick").pause()
         app.queue_board.show = counting_show  # type: ignore[method-assign, assignment]
+        yield app, pilot, clock, source, shown
+
+
+async def test_waiting_counts_due_at_the_clocks_tick_wait_for_their_period() -> None:
+    """The clock's tick draws the parts due, but not queue rows drawn less than
+    `QUEUES_REDRAW_PERIOD` ago: they wait for their timer. Drawn by whichever redraw came
+    (the tick, the rows held behind a call's frame), they came as often as those did."""
+    async with counted_rows() as (app, pilot, _, source, shown):
+        states = queue_states()
         source.push(waiting(states, "q-pass", 41))
         await wait_for(pilot, lambda: 41 in [count for _, count in shown])
+        first_at = shown[-1][0]
         source.push(waiting(states, "q-pass", 42))  # waits for the period
         await wait_for(pilot, lambda: source._queue.empty())
         await pilot.pause(0.3)
-        assert app._queues_timer is not None and shown[-1][1] == 41
-        clock.advance(60)
-        app.tick()  # a new minute: every row, 42 with them
+        app.tick()
+        await pilot.pause()
+        assert shown[-1][1] == 41, "drawn by the tick"
+        await settled(app, pilot, source)
+        assert shown[-1][1] == 42
+        assert shown[-1][0] - first_at >= QUEUES_REDRAW_PERIOD - 0.02  # timers' granularity
+
+
+async def test_waiting_counts_after_a_rotation_wait_their_period_from_it() -> None:
+    """A rotation draws the queue board whole, every row, whatever their period: the rows that
+    change next wait for the period from then. The timer set before drew them straight after
+    the rotation's board (issue 16's host: a 24 ms frame the calls that came with the rotation
+    waited for)."""
+    async with counted_rows(["en_US", "fr_FR"]) as (app, pilot, clock, source, shown):
+        states = queue_states()
+        turn = app._rotation.next_turn(clock.now.timestamp())
+        clock.advance(turn - clock.now.timestamp() - 3)  # too far to draw the turn ahead
+        app.tick()
+        await settled(app, pilot, source)
+        source.push(waiting(states, "q-pass", 41))
+        await wait_for(pilot, lambda: 41 in [count for _, count in shown])
+        source.push(waiting(states, "q-pass", 42))  # its timer is set
+        await wait_for(pilot, lambda: source._queue.empty())
+        await pilot.pause(0.3)
+        clock.advance(3)
+        app.tick()  # the rotation: its queue board in the frame after the calls'
+        await wait_for(pilot, lambda: app.queue_board._heading.startswith("Files"))
         await wait_for(pilot, lambda: shown[-1][1] == 42)
-        ticked_at = shown[-1][0]
+        turned_at = shown[-1][0]
         source.push(waiting(states, "q-pass", 43))
         await settled(app, pilot, source)
         assert shown[-1][1] == 43
-        assert shown[-1][0] - ticked_at >= QUEUES_REDRAW_PERIOD - 0.02  # timers' granularity
+        assert shown[-1][0] - turned_at >= QUEUES_REDRAW_PERIOD - 0.02  # timers' granularity
