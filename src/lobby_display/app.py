@@ -614,8 +614,8 @@ class LobbyApp(App[None], inherit_bindings=False):
 
         Not while the locale turn due with it is held behind a call: turned alone, the page was
         worded and drawn in the locale going out, which nothing had drawn it in ahead, and once
-        more in the new one a frame later (a slow host's ticks come late: issue 16's host, at
-        100 events/s, 17 ms of wording and a 35 ms frame, which the calls meanwhile waited for).
+        more in the new one a frame later (this project's benchmark machine, at 100 events/s:
+        17 ms of wording and a 35 ms frame, which the calls meanwhile waited for).
         The page turns with the rotation's queue board instead."""
         slot = self._page_slot_at(now.timestamp())
         if slot != self._page_slot and not self._rotation_held:
@@ -967,9 +967,8 @@ class LobbyApp(App[None], inherit_bindings=False):
             self.queue_board.show(queues, parts[Part.QUEUES], shown)
 
         def counters() -> None:
-            counters = board.counters() if ahead is None else ahead.counters
-            if counters is None:
-                counters = board.counters()
+            drawn_ahead = None if ahead is None else ahead.counters
+            counters = board.counters() if drawn_ahead is None else drawn_ahead
             self.counters.show(counters, parts[Part.COUNTERS], shown)
 
         def status() -> None:
@@ -1004,7 +1003,7 @@ class LobbyApp(App[None], inherit_bindings=False):
         rows' next redraw brings what changed since, a second later at most, as it does between
         turns. Worded and drawn again in the turn's frame, the queues that changed meanwhile
         (most of them at 100 events/s) and the counters held back the calls that came then
-        (issue 16's host: 13 ms of wording and a 19 ms frame).
+        (this project's benchmark machine: 13 ms of wording and a 19 ms frame).
         """
         ahead = self._turn_ahead
         if ahead is None or not dirty.whole or not (dirty.queues or dirty.counters):

@@ -109,7 +109,7 @@ async def test_a_page_due_with_a_rotation_held_behind_a_call_turns_with_it(
     """Pages turn when every locale has had its turn, with a rotation. When a call holds that
     rotation back for its frame, the page waits with it: turned alone, the new page was drawn
     in the locale going out by the first queue rows due meanwhile, and all over again in the
-    new one a frame later (issue 16's host, 100 events/s: a 35 ms frame the calls waited for)."""
+    new one a frame later (100 events/s: a 35 ms frame the calls waited for)."""
     # A wide window between the call's frame and the rotation's turn, for the rows due there.
     monkeypatch.setattr(app_module, "NETWORK_TURN", 0.3)
     monkeypatch.setattr(app_module, "QUEUES_REDRAW_PERIOD", 0.1)
@@ -515,8 +515,7 @@ async def test_waiting_counts_due_at_the_clocks_tick_wait_for_their_period() -> 
 async def test_waiting_counts_after_a_rotation_wait_their_period_from_it() -> None:
     """A rotation draws the queue board whole, every row, whatever their period: the rows that
     change next wait for the period from then. The timer set before drew them straight after
-    the rotation's board (issue 16's host: a 24 ms frame the calls that came with the rotation
-    waited for)."""
+    the rotation's board (a 24 ms frame the calls that came with the rotation waited for)."""
     async with counted_rows(["en_US", "fr_FR"]) as (app, pilot, clock, source, shown):
         states = queue_states()
         turn = app._rotation.next_turn(clock.now.timestamp())

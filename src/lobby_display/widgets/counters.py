@@ -82,7 +82,8 @@ class CountersPanel(LinePanel[CountersText, _Line, _Columns]):
     def prepare(self, counters: Sequence[CounterView], shown: Shown) -> None:
         """Draw the lines of `counters` in `shown`'s locale ahead of its turn, which then shows
         them without drawing them (each line is a table of Rich's, measured: a rotation's
-        counters took 3 to 5 ms of its queue board's frame on issue 16's host)."""
+        counters took 3 to 5 ms of its queue board's frame on this project's benchmark
+        machine)."""
         if self.withdrawn or not self.content_size.width:
             return
         lines = self.lines_of(self._worded(counters, shown))
