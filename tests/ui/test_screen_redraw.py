@@ -74,11 +74,18 @@ def board_with_pages(settings: Settings) -> Board:
     return board
 
 
-async def test_turning_pages_and_locales_redraws_every_changed_line() -> None:
+def app_with_pages(locales: list[str] | None = None) -> tuple[LobbyApp, Clock, FakeSource]:
+    """An app on `board_with_pages` (French and English taking turns every 10 s when asked),
+    its clock and its source."""
     clock, source = Clock(at(10)), FakeSource()
-    settings = make_settings(locales=["en_US", "fr_FR"], rotation_seconds=10)
+    settings = make_settings(locales=locales or ["en_US"], rotation_seconds=10)
     app = LobbyApp(settings, source, clock=clock, board=board_with_pages(settings))
     app.animation_level = "none"
+    return app, clock, source
+
+
+async def test_turning_pages_and_locales_redraws_every_changed_line() -> None:
+    app, clock, source = app_with_pages(["en_US", "fr_FR"])
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: app.queue_board.pages > 1)
         seen: set[tuple[str, int]] = set()
@@ -89,7 +96,7 @@ async def test_turning_pages_and_locales_redraws_every_changed_line() -> None:
             await settled(app, pilot, source)
             seen.add((app.shown_locale, app.queue_board.page))
             in_place = drawn(app)
-            fresh = LobbyApp(settings, clock=clock, board=app.board)
+            fresh = LobbyApp(app.settings, clock=clock, board=app.board)
             fresh.animation_level = "none"
             async with fresh.run_test(size=(80, 24)) as fresh_pilot:
                 await settled(fresh, fresh_pilot)
@@ -113,10 +120,7 @@ async def test_a_page_due_with_a_rotation_held_behind_a_call_turns_with_it(
     # A wide window between the call's frame and the rotation's turn, for the rows due there.
     monkeypatch.setattr(app_module, "NETWORK_TURN", 0.3)
     monkeypatch.setattr(app_module, "QUEUES_REDRAW_PERIOD", 0.1)
-    clock, source = Clock(at(10)), FakeSource()
-    settings = make_settings(locales=["en_US", "fr_FR"], rotation_seconds=10)
-    app = LobbyApp(settings, source, clock=clock, board=board_with_pages(settings))
-    app.animation_level = "none"
+    app, clock, source = app_with_pages(["en_US", "fr_FR"])
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: app.queue_board.pages > 1)
         await settled(app, pilot)
@@ -158,10 +162,7 @@ async def paged_app(
 ) -> AsyncIterator[tuple[LobbyApp, Pilot[Any], Clock, FakeSource]]:
     """One locale and a queue board of several pages (80 x 24), settled; every row the board
     draws is told to `on_row` (its name; None for the headings)."""
-    clock, source = Clock(at(10)), FakeSource()
-    settings = make_settings()
-    app = LobbyApp(settings, source, clock=clock, board=board_with_pages(settings))
-    app.animation_level = "none"
+    app, clock, source = app_with_pages()
     draw_row = QueueBoard._draw_row
 
     def drew(board: QueueBoard, row: Any, arranged: Any) -> Any:
@@ -429,44 +430,6 @@ async def test_queue_rows_due_between_a_calls_redraw_and_its_frame_are_drawn_aft
         assert " 43 " in f" {row} "
 
 
-async def test_waiting_counts_in_a_rush_are_redrawn_at_most_once_a_second() -> None:
-    """A waiting count that changes after a quiet spell is drawn at once (`QUEUES_REDRAW_DELAY`);
-    the changes that follow within `QUEUES_REDRAW_PERIOD` (a second) wait, and come in one
-    redraw of the queue board, with the latest count: in a rush the counts change many times a
-    second, and each redraw of the board costs a small PC dearly. (The clock's tick, once a
-    second, draws what waits too; it is held here so that the period alone is seen.)"""
-    clock, source = Clock(at(10)), FakeSource()
-    settings = make_settings()
-    app = LobbyApp(settings, source, clock=clock, board=make_board(settings, at(-600)))
-    app.animation_level = "none"
-    states = queue_states()
-    shown: list[tuple[float, int | None]] = []
-    show = app.queue_board.show
-
-    def counting_show(queues: Any, *args: Any) -> None:
-        show(queues, *args)
-        count = next(view.waiting_tickets for view in queues if view.queue_id == "q-pass")
-        shown.append((time.monotonic(), count))
-
-    async with app.run_test(size=(160, 45)) as pilot:
-        await settled(app, pilot, source)
-        next(timer for timer in app._timers if timer.name == "tick").pause()
-        app.queue_board.show = counting_show  # type: ignore[method-assign, assignment]
-        await asyncio.sleep(QUEUES_REDRAW_PERIOD)  # a quiet spell
-        source.push(waiting(states, "q-pass", 41))
-        await wait_for(pilot, lambda: 41 in [count for _, count in shown])
-        first_at = shown[-1][0]
-        source.push(waiting(states, "q-pass", 42))
-        await pilot.pause(0.4)
-        source.push(waiting(states, "q-pass", 43))
-        await settled(app, pilot, source)
-        after = [(moment, count) for moment, count in shown if moment > first_at]
-        assert [count for _, count in after] == [43]  # both changes in one redraw, the latest
-        assert after[0][0] - first_at >= QUEUES_REDRAW_PERIOD - 0.02  # timers' granularity
-        row = next(line for line in screen_lines(app) if "Pass" in line)  # the queue's row
-        assert " 43 " in f" {row} "
-
-
 @asynccontextmanager
 async def counted_rows(
     locales: list[str] | None = None,
@@ -490,6 +453,29 @@ async def counted_rows(
         next(timer for timer in app._timers if timer.name == "tick").pause()
         app.queue_board.show = counting_show  # type: ignore[method-assign, assignment]
         yield app, pilot, clock, source, shown
+
+
+async def test_waiting_counts_in_a_rush_are_redrawn_at_most_once_a_second() -> None:
+    """A waiting count that changes after a quiet spell is drawn at once (`QUEUES_REDRAW_DELAY`);
+    the changes that follow within `QUEUES_REDRAW_PERIOD` (a second) wait, and come in one
+    redraw of the queue board, with the latest count: in a rush the counts change many times a
+    second, and each redraw of the board costs a small PC dearly. (The clock's tick is held,
+    so that the rows' timer alone is seen.)"""
+    async with counted_rows() as (app, pilot, _, source, shown):
+        states = queue_states()
+        await asyncio.sleep(QUEUES_REDRAW_PERIOD)  # a quiet spell
+        source.push(waiting(states, "q-pass", 41))
+        await wait_for(pilot, lambda: 41 in [count for _, count in shown])
+        first_at = shown[-1][0]
+        source.push(waiting(states, "q-pass", 42))
+        await pilot.pause(0.4)
+        source.push(waiting(states, "q-pass", 43))
+        await settled(app, pilot, source)
+        after = [(moment, count) for moment, count in shown if moment > first_at]
+        assert [count for _, count in after] == [43]  # both changes in one redraw, the latest
+        assert after[0][0] - first_at >= QUEUES_REDRAW_PERIOD - 0.02  # timers' granularity
+        row = next(line for line in screen_lines(app) if "Pass" in line)  # the queue's row
+        assert " 43 " in f" {row} "
 
 
 async def test_waiting_counts_due_at_the_clocks_tick_wait_for_their_period() -> None:
