@@ -212,17 +212,18 @@ class AppHooks:
     """A feed's health changed (systemd `STATUS=`)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _TurnAhead:
     """The queue rows and counters of a turn (a locale's, a page's), worded and drawn ahead of
-    it (`LobbyApp._prepare_turn`), and the board's revision they were taken at."""
+    it (`LobbyApp._prepare_turn`)."""
 
     locale: str
     page_slot: int
     queues: tuple[QueueView, ...]
     counters: tuple[CounterView, ...] | None
     """None when the counters were not drawn ahead (a page turn in the same locale)."""
-    revision: int
+    changed: bool = False
+    """A queue or a counter changed since (the rows' next redraw after the turn brings it)."""
 
 
 @dataclass(slots=True)
@@ -524,6 +525,8 @@ class LobbyApp(App[None], inherit_bindings=False):
             self._settle_later()
         if changes.layout or changes.reference:
             self._turn_ahead = None  # rows come or go: the rows drawn ahead are not the board's
+        elif self._turn_ahead is not None and (changes.queues or changes.counters):
+            self._turn_ahead.changed = True
         self._dirty.add(changes)
         if changes.new_calls:
             self._call_hook("calls", list(changes.new_calls))
@@ -673,7 +676,7 @@ class LobbyApp(App[None], inherit_bindings=False):
             counters = self.board.counters()
             self.counters.prepare(counters, shown)
             self.recent_calls.prepare(self.board.recent_calls(), shown)
-        self._turn_ahead = _TurnAhead(locale, page_slot, queues, counters, self.board.revision)
+        self._turn_ahead = _TurnAhead(locale, page_slot, queues, counters)
 
     def _schedule_redraw(self) -> None:
         """Coalesce a burst of updates: calls, header and status in the next frame the pacer
@@ -990,8 +993,9 @@ class LobbyApp(App[None], inherit_bindings=False):
                 except Exception:
                     # One part that cannot be drawn must not take the others (or the kiosk) down.
                     log.exception("the %s could not be drawn", draw.__name__)
-        if ahead is not None and ahead.revision != board.revision:
-            # Up to the moment with the rows' next redraw (`QUEUES_REDRAW_PERIOD`).
+        if ahead is not None and ahead.changed:
+            # Up to the moment with the rows' next redraw (`QUEUES_REDRAW_PERIOD`); not when
+            # nothing changed: a quiet screen's page turns would each cost a redraw more.
             self._dirty.queues = self._dirty.counters = True
             self._schedule_redraw()
 

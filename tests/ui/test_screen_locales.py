@@ -487,6 +487,37 @@ async def test_the_next_locales_recent_calls_are_drawn_before_its_turn(
         assert "Z001" in screen_text(app)
 
 
+async def test_a_turn_with_nothing_changed_since_it_was_drawn_ahead_is_not_redrawn() -> None:
+    """The rows' next redraw after a turn brings the queues and counters that changed since
+    they were drawn ahead; when none did (a call alone came), there is no such redraw: each
+    page turn of a quiet screen would cost one more."""
+    clock = Clock()
+    async with rotating(clock) as (app, pilot):
+        board = app.queue_board
+        shown: list[str] = []
+        show = board.show
+
+        def noted(queues: Any, health: Any, shown_in: Any) -> None:
+            show(queues, health, shown_in)
+            shown.append(shown_in.locale)
+
+        board.show = noted  # type: ignore[method-assign]
+        clock.advance(9.6)
+        app.tick()  # the turn is 0.4 s away: drawn ahead
+        await until(lambda: app._turn_ahead is not None)
+        app.apply_update(call("t-z001", "Z001", "q-civil", 2, clock.now))  # no count changes
+        await wait_for(pilot, lambda: "Z001" in screen_text(app))
+        await settled(app, pilot)
+        shown.clear()
+        clock.advance(0.4)
+        app.tick()
+        await wait_for(pilot, lambda: shown == ["en_US"])
+        await settled(app, pilot)
+        await asyncio.sleep(app_module.QUEUES_REDRAW_PERIOD)
+        await settled(app, pilot)
+        assert shown == ["en_US"], "the board redrawn after its turn"
+
+
 async def test_the_next_locales_counters_are_drawn_before_its_turn(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
