@@ -494,12 +494,12 @@ async def test_a_turn_with_nothing_changed_since_it_was_drawn_ahead_is_not_redra
     clock = Clock()
     async with rotating(clock) as (app, pilot):
         board = app.queue_board
-        shown: list[str] = []
+        locales: list[str] = []
         show = board.show
 
-        def noted(queues: Any, health: Any, shown_in: Any) -> None:
-            show(queues, health, shown_in)
-            shown.append(shown_in.locale)
+        def noted(queues: Any, health: Any, shown: Any) -> None:
+            show(queues, health, shown)
+            locales.append(shown.locale)
 
         board.show = noted  # type: ignore[method-assign]
         clock.advance(9.6)
@@ -508,14 +508,14 @@ async def test_a_turn_with_nothing_changed_since_it_was_drawn_ahead_is_not_redra
         app.apply_update(call("t-z001", "Z001", "q-civil", 2, clock.now))  # no count changes
         await wait_for(pilot, lambda: "Z001" in screen_text(app))
         await settled(app, pilot)
-        shown.clear()
+        locales.clear()
         clock.advance(0.4)
         app.tick()
-        await wait_for(pilot, lambda: shown == ["en_US"])
+        await wait_for(pilot, lambda: locales == ["en_US"])
         await settled(app, pilot)
         await asyncio.sleep(app_module.QUEUES_REDRAW_PERIOD)
         await settled(app, pilot)
-        assert shown == ["en_US"], "the board redrawn after its turn"
+        assert locales == ["en_US"], "the board redrawn after its turn"
 
 
 async def test_the_next_locales_counters_are_drawn_before_its_turn(
