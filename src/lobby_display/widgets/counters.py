@@ -84,11 +84,7 @@ class CountersPanel(LinePanel[CountersText, _Line, _Columns]):
         them without drawing them (each line is a table of Rich's, measured: a rotation's
         counters took 3 to 5 ms of its queue board's frame on this project's benchmark
         machine)."""
-        if self.withdrawn or not self.content_size.width:
-            return
-        lines = self.lines_of(self._worded(counters, shown))
-        if lines is not None:
-            self.draw_ahead(*lines)
+        self.draw_content_ahead(self._worded(counters, shown))
 
     def _worded(self, counters: Sequence[CounterView], shown: Shown) -> CountersText:
         """What the panel says of `counters` in `shown`'s locale."""

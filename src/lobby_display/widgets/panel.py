@@ -358,6 +358,16 @@ class LinePanel(Panel, Generic[ContentT, RowT, LayoutT]):
             self._drawn_ahead_with = drawn_with
         return self._drawn_ahead
 
+    def draw_content_ahead(self, content: ContentT) -> None:
+        """Draw the lines of `content` (the next locale's, say) ahead of its turn (`draw_ahead`):
+        once it is shown, its lines are not drawn again. Nothing while the panel is withdrawn
+        or not laid out."""
+        if self.withdrawn or not self.size.width:
+            return
+        lines = self.lines_of(content)
+        if lines is not None:
+            self.draw_ahead(*lines)
+
     def draw_ahead(
         self,
         lines: Iterable[LineKey[RowT]],
