@@ -555,9 +555,11 @@ def introduction() -> str:
             "marked *(slow host)* and *(issue 16's host)*. `make bench` runs everything on this",
             "host, then latency and idle on each played host. A played host whose share cannot",
             "be found (the calibration 10 % or more off in five tries: other work moves the",
-            "machine's speed) is refused with the readings, and nothing is measured on it; one",
-            "whose calibration reads more than 10 % over at the end of the run (the machine slowed",
-            "meanwhile) played a slower host than it names, and its targets are *not judged*.",
+            "machine's speed) is refused with the readings, and nothing is measured on it. The",
+            "calibration is read again at the end of the run: 10 % or more over, the machine",
+            "slowed meanwhile and played a slower host than it names, whose missed targets are",
+            "*not judged* (its met ones stand: a slower host is harsher); 10 % or more under, a",
+            "faster one, whose met targets are *not judged* (its missed ones stand).",
         ]
     )
 
@@ -591,12 +593,18 @@ def machine_section(speed: tuple[float, float] | None = None, chosen: str = "") 
 
 
 def verdict(name: str, met: bool, words: tuple[str, str] = ("yes", "**no**")) -> str:
-    """Whether the row `name`'s target was met, in `words` (met, missed): not judged on a
-    played host the machine slowed during the run (`SlowHost.slowed`), which was not the host
-    named."""
+    """Whether the row `name`'s target was met, in `words` (met, missed). On a played host the
+    machine's speed moved during the run, which then played another host than the one named,
+    a verdict that the move may have brought is not judged: a target missed on a host slowed
+    meanwhile (`SlowHost.slowed`), or met on one sped up (`SlowHost.sped_up`). A target met on
+    a slowed host, or missed on a sped-up one, stands: that host was harsher, or kinder."""
     played = harness.played_host
-    if played is not None and played.slowed and played_suffix() in name:
-        return f"not judged (the played host read {played.end_ms:.1f} ms by the end)"
+    if played is not None and played_suffix() in name and played.end_ms is not None:
+        read = f"the played host read {played.end_ms:.1f} ms by the end"
+        if played.slowed:
+            return words[0] + f" (on a slower host: {read})" if met else f"not judged ({read})"
+        if played.sped_up:
+            return f"not judged ({read})" if met else words[1] + f" (on a faster host: {read})"
     return words[0] if met else words[1]
 
 

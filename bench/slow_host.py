@@ -210,8 +210,16 @@ class SlowHost:
     @property
     def slowed(self) -> bool:
         """The calibration read at the end is more than 10 % over the one the run played: the
-        figures are of a slower host than the one named, and its targets are not judged."""
+        figures are of a slower host than the one named, by the end. A target missed there is
+        not judged; one met there is met (a slower host is harsher)."""
         return self.end_ms is not None and self.end_ms > self.measured_ms * (1 + _PLAYABLE)
+
+    @property
+    def sped_up(self) -> bool:
+        """The calibration read at the end is more than 10 % under the one the run played: the
+        figures are of a faster host than the one named, by the end. A target met there is not
+        judged; one missed there is missed."""
+        return self.end_ms is not None and self.end_ms < self.measured_ms * (1 - _PLAYABLE)
 
     @property
     def threads_spread(self) -> bool:
