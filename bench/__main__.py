@@ -556,9 +556,9 @@ def introduction() -> str:
             "host, then latency and idle on each played host. A played host whose share cannot",
             "be found (the calibration 10 % or more off in five tries: other work moves the",
             "machine's speed) is refused with the readings, and nothing is measured on it. The",
-            "calibration is read again at the end of the run: 10 % or more over, the machine",
+            "calibration is read again at the end of the run: more than 10 % over, the machine",
             "slowed meanwhile and played a slower host than it names, whose missed targets are",
-            "*not judged* (its met ones stand: a slower host is harsher); 10 % or more under, a",
+            "*not judged* (its met ones stand: a slower host is harsher); more than 10 % under, a",
             "faster one, whose met targets are *not judged* (its missed ones stand).",
         ]
     )
