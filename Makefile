@@ -29,7 +29,7 @@ contracts: $(STAMP)
 	$(BIN)/lint-imports
 
 pytest: $(STAMP)
-	TEXTUAL_ANIMATIONS=none $(BIN)/pytest -q
+	TEXTUAL_ANIMATIONS=none $(BIN)/pytest -q -n 2
 
 test: lint typecheck contracts pytest
 

@@ -113,10 +113,15 @@ def chain_user() -> tuple[int, int]:
     """uid and gid the chain runs as: `CHAIN_USER` (created if missing) as root, else ours."""
     if os.geteuid() != 0:
         return os.getuid(), os.getgid()
-    try:
-        entry = pwd.getpwnam(CHAIN_USER)
-    except KeyError:
-        subprocess.run(
+    made = None
+    for _ in range(10):
+        with contextlib.suppress(KeyError):
+            entry = pwd.getpwnam(CHAIN_USER)
+            return entry.pw_uid, entry.pw_gid
+        if made is not None:
+            # A test of another worker (pytest -n) making it at the same time held the lock.
+            time.sleep(0.5)
+        made = subprocess.run(
             [
                 "useradd",
                 "--system",
@@ -127,12 +132,12 @@ def chain_user() -> tuple[int, int]:
                 "/usr/sbin/nologin",
                 CHAIN_USER,
             ],
-            check=True,
+            check=False,
             capture_output=True,
+            text=True,
             timeout=60,
         )
-        entry = pwd.getpwnam(CHAIN_USER)
-    return entry.pw_uid, entry.pw_gid
+    raise ChainError(f"useradd {CHAIN_USER} failed: {made.stderr.strip() if made else ''}")
 
 
 def as_user(uid: int, gid: int) -> list[str]:

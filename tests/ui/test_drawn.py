@@ -16,7 +16,7 @@ from rich.style import Style
 from textual.strip import Strip
 
 from lobby_display.app import LobbyApp
-from lobby_display.widgets.drawn import DrawnCache, free_strips_promptly
+from lobby_display.widgets.drawn import DrawnCache, alive_caches, free_strips_promptly
 from tests.helpers.boards import Clock, FakeSource, at, call, make_board, make_settings, wait_for
 from tests.helpers.redraw import busy_morning, settled
 
@@ -59,6 +59,17 @@ def test_a_drawn_cache_keeps_the_most_recently_used() -> None:
     assert len(cache) == 2 and cache.get("c") is None
     cache.clear()
     assert len(cache) == 0
+
+
+def test_every_drawn_cache_alive_is_known_and_none_gone() -> None:
+    # The soak counts the objects of a day without what the caches hold (bounded by their sizes).
+    kept: DrawnCache[str, int] = DrawnCache(2)
+    gone: DrawnCache[str, int] = DrawnCache(2)
+    gone_id = id(gone)
+    del gone
+    alive = alive_caches()
+    assert any(cache is kept for cache in alive)
+    assert all(id(cache) != gone_id for cache in alive if cache is not kept)
 
 
 def test_what_a_drawn_cache_drops_is_freed_at_once() -> None:

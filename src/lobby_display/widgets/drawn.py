@@ -4,9 +4,10 @@ of 20 to 140 ms on a small PC, in the middle of a burst of calls)."""
 
 from __future__ import annotations
 
+import weakref
 from collections import OrderedDict
 from collections.abc import Hashable, Iterable, KeysView, Sequence
-from typing import Generic, TypeVar
+from typing import Any, Final, Generic, TypeVar
 
 from rich.style import Style
 from textual.strip import Strip
@@ -26,10 +27,11 @@ class DrawnCache(Generic[KeyT, ValueT]):
     done so would be left to the cycle collector whenever it is dropped.
     """
 
-    __slots__ = ("_items", "hits", "maxsize")
+    __slots__ = ("__weakref__", "_items", "hits", "maxsize")
 
     def __init__(self, maxsize: int) -> None:
         free_strips_promptly()
+        _ALIVE.add(self)
         self._items: OrderedDict[KeyT, ValueT] = OrderedDict()
         self.maxsize = maxsize
         """The most drawings kept."""
@@ -65,6 +67,15 @@ class DrawnCache(Generic[KeyT, ValueT]):
     def clear(self) -> None:
         """Drop every drawing."""
         self._items.clear()
+
+
+_ALIVE: Final[weakref.WeakSet[DrawnCache[Any, Any]]] = weakref.WeakSet()
+
+
+def alive_caches() -> list[DrawnCache[Any, Any]]:
+    """Every drawing cache alive: what they hold is bounded by their sizes, and rises and falls
+    with what the screen shows (a memory count that looks for leaks leaves it out)."""
+    return list(_ALIVE)
 
 
 def free_strips_promptly() -> None:
