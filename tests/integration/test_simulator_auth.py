@@ -93,6 +93,8 @@ def test_expired_token(simulator: SimulatorServer) -> None:
         ("sub", "Another Company", "UNKNOWN_COMPANY"),
         ("iss", "someone@else.test", "UNKNOWN_ISSUER"),
     ],
+    # Not the values: a time in an id makes each pytest worker collect other tests.
+    ids=["no-iat", "no-exp", "iat-in-an-hour", "another-company", "another-issuer"],
 )
 def test_token_with_a_wrong_or_missing_claim(
     simulator: SimulatorServer, claim: str, value: object, code: str
