@@ -1,7 +1,9 @@
-"""The environment a child process gets (players, espeak-ng, the signing program, fc-list,
-rsvg-convert): this process's own, without the display's settings (`LOBBY_DISPLAY_*`, which
-may hold the API key) and without systemd's notification, watchdog and credentials variables,
-which are for the display alone."""
+"""The environment a child process gets, and whether a child can run beside the screen.
+
+Children (players, espeak-ng, the signing program, fc-list, rsvg-convert) get this process's
+environment without the display's settings (`LOBBY_DISPLAY_*`, which may hold the API key) and
+without systemd's notification, watchdog and credentials variables, which are for the display
+alone. The feeds' process, this program's own, keeps the settings and credentials."""
 
 from __future__ import annotations
 
@@ -26,9 +28,25 @@ PRIVATE_NAMES: Final = frozenset(
 )
 
 
-def child_environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:
-    """`environ` (this process's environment by default) fit for a child process."""
+#: systemd's variables that are the service's process's alone, even for a process of this
+#: program's own: only the screen's process notifies systemd and gets the sockets.
+SERVICE_NAMES: Final = frozenset(
+    {"NOTIFY_SOCKET", "WATCHDOG_PID", "WATCHDOG_USEC", "LISTEN_FDS", "LISTEN_FDNAMES", "LISTEN_PID"}
+)
+
+
+def child_environment(
+    environ: Mapping[str, str] | None = None, *, ours: bool = False
+) -> dict[str, str]:
+    """`environ` (this process's environment by default) fit for a child process.
+
+    `ours`: the child is this program's own (the feeds' process), which reads the settings'
+    credentials (`$CREDENTIALS_DIRECTORY`) and state (`$STATE_DIRECTORY`) as the display does: it
+    keeps everything but systemd's notification, watchdog and socket variables.
+    """
     env = os.environ if environ is None else environ
+    if ours:
+        return {name: value for name, value in env.items() if name not in SERVICE_NAMES}
     return {
         name: value
         for name, value in env.items()
@@ -36,4 +54,13 @@ def child_environment(environ: Mapping[str, str] | None = None) -> dict[str, str
     }
 
 
-__all__ = ["PRIVATE_NAMES", "PRIVATE_PREFIXES", "child_environment"]
+def two_cores() -> bool:
+    """Whether this process may run on two cores or more (else a child process only takes
+    turns with the screen for the one core)."""
+    try:
+        return len(os.sched_getaffinity(0)) >= 2
+    except (AttributeError, OSError):
+        return (os.cpu_count() or 1) >= 2
+
+
+__all__ = ["PRIVATE_NAMES", "PRIVATE_PREFIXES", "SERVICE_NAMES", "child_environment", "two_cores"]
