@@ -1,9 +1,8 @@
 """The environment a child process gets, and whether a child can run beside the screen.
 
-Children (players, espeak-ng, the signing program, fc-list, rsvg-convert) get this process's
-environment without the display's settings (`LOBBY_DISPLAY_*`, which may hold the API key) and
-without systemd's notification, watchdog and credentials variables, which are for the display
-alone. The feeds' process, this program's own, keeps the settings and credentials."""
+Third-party children (players, espeak-ng, the signing program, fc-list, rsvg-convert) get none
+of the display's settings (`LOBBY_DISPLAY_*`: the key) nor systemd's variables for the display
+alone; the feeds' process, the display's own, keeps the settings and the credentials."""
 
 from __future__ import annotations
 

@@ -1,25 +1,8 @@
-"""The feeds in a process of their own: the kiosk's source of updates on a machine of two cores.
+"""The feeds in a process of their own: the kiosk's source of updates on two cores or more.
 
-Reading the feeds is Python work (HTTP, SSE, JSON, pydantic), and the interpreter's lock lets
-one thread of a process run at a time: on the screen's thread or on another, it delays the
-screen's frames. The kiosk therefore runs `source.feeds_source` in a child process
-(`python -m lobby_display.feed_process`) on the other core, and the screen's process only
-receives its updates. The data still flows one way: the child sends, the screen never answers.
-
-Between the two:
-- the screen's process writes the child's job (`FeedJob`: the settings, the ids of the saved
-  board) to the child's standard input, once, and then keeps that pipe open: its end (the screen
-  stopped, or its process died) ends the child;
-- the child writes messages to its standard output, each a 4-byte length and a pickle of
-  `(kind, payload)`: an update, a log record (the child logs through the screen's process, so
-  the display's log settings apply to both), or its activity counts (`activity.ACTIVITY`, for
-  monitoring). Only the child, this program's own code, writes that pipe.
-
-The child keeps the flight recorder (`[state] record_minutes`), since what it records is what it
-reads. It ignores SIGINT, SIGHUP and SIGUSR1 (the screen's) and ends cleanly on SIGTERM (systemd
-stops every process of the unit). When it ends, the screen's process reports every feed as
-reconnecting and starts it again after the reconnect policy's delay (the app's source restart).
-"""
+The child (`python -m lobby_display.feed_process`) reads its job (`FeedJob`) on its input, runs
+`source.feeds_source` with the flight recorder and writes each update, log record and activity
+count to its output, which the screen emits as the in-process source would (architecture.md)."""
 
 from __future__ import annotations
 
