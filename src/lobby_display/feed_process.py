@@ -194,18 +194,50 @@ class ActivityReport:
 
 
 class Messages:
-    """The child's half of the pipe: each message written whole, in order."""
+    """The child's half of the pipe: each message written whole, in order.
+
+    On the child's loop, the messages of one turn (the events of one network read) are written
+    together at its end: one write and one wake-up of the screen for all of them. From another
+    thread (a library logging), or before the loop runs, a message is written at once.
+    """
 
     def __init__(self, out: IO[bytes]) -> None:
         self._out = out
-        self._lock = threading.Lock()  # a library may log from a thread of its own
+        self._lock = threading.Lock()
+        self._pending = bytearray()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._loop_thread = 0
+        self._scheduled = False
+
+    def batch_on(self, loop: asyncio.AbstractEventLoop | None) -> None:
+        """Write the messages sent on `loop`'s thread at the end of each of its turns (None:
+        each at once, when the loop ends)."""
+        self.flush()
+        self._loop, self._loop_thread = loop, threading.get_ident()
 
     def send(self, kind: str, payload: Any) -> None:
-        """Write one message (blocking while the pipe is full: the screen reads it)."""
+        """Send one message (the write blocks while the pipe is full: the screen reads it)."""
         body = pickle.dumps((kind, payload), protocol=pickle.HIGHEST_PROTOCOL)
         with self._lock:
-            self._out.write(_LENGTH.pack(len(body)) + body)
+            self._pending += _LENGTH.pack(len(body))
+            self._pending += body
+            if self._loop is None or threading.get_ident() != self._loop_thread:
+                self._write()
+            elif not self._scheduled:
+                self._scheduled = True
+                self._loop.call_soon(self.flush)
+
+    def flush(self) -> None:
+        """Write what was sent and not written yet."""
+        with self._lock:
+            self._scheduled = False
+            self._write()
+
+    def _write(self) -> None:
+        if self._pending:
+            self._out.write(self._pending)
             self._out.flush()
+            self._pending.clear()
 
 
 class ForwardingHandler(logging.Handler):
@@ -294,21 +326,22 @@ async def _watch_input(stop: asyncio.Event) -> None:
 async def _child(job: FeedJob, messages: Messages) -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
+    messages.batch_on(loop)
     loop.add_signal_handler(signal.SIGTERM, stop.set)
     watching = asyncio.ensure_future(_watch_input(stop))
     try:
         await run_job(job, messages, stop)
     finally:
         watching.cancel()
+        messages.batch_on(None)
 
 
-def main(stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None) -> int:
+def main() -> int:
     """The child's program: read the job, run it, send what comes; its exit status."""
     # The screen's signals are the screen's: a Ctrl-C on its terminal reaches this process too.
     for number in (signal.SIGINT, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2):
         signal.signal(number, signal.SIG_IGN)
-    source = stdin or sys.stdin.buffer
-    out = stdout or os.fdopen(os.dup(1), "wb")
+    out = os.fdopen(os.dup(1), "wb")
     # Whatever else writes to standard output (a library's print) must not enter the pipe.
     with open(os.devnull, "wb") as devnull:
         os.dup2(devnull.fileno(), 1)
@@ -317,7 +350,7 @@ def main(stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None) -> int
     root = logging.getLogger()
     root.addHandler(handler)
     try:
-        job = pickle.load(source)  # noqa: S301 (written by the screen's process, our parent)
+        job = pickle.load(sys.stdin.buffer)  # noqa: S301 (written by the screen's process, our parent)
         if not isinstance(job, FeedJob):
             raise TypeError(f"not a FeedJob: {type(job).__name__}")
     except Exception as error:
