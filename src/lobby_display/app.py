@@ -36,11 +36,10 @@ from textual.timer import Timer
 from lobby_display import strings
 from lobby_display.backoff import FIRST_DELAY, MAX_DELAY, Backoff
 from lobby_display.board import Board, BoardSettings, Changes
-from lobby_display.children import two_cores
 from lobby_display.collection import QuietCollector
 from lobby_display.config import DisplaySettings, Settings
 from lobby_display.frames import BusyClock, FramePacer
-from lobby_display.graphics.pictures import PictureMaker
+from lobby_display.graphics.pictures import PictureMaker, two_cores
 from lobby_display.graphics.raster import CJK_FACES
 from lobby_display.graphics.terminal import Graphics, TerminalAnswers, choose
 from lobby_display.i18n import LocaleRotation, LocaleText

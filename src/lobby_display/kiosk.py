@@ -19,9 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lobby_display.board import Board, BoardSettings
-from lobby_display.children import two_cores
 from lobby_display.config import Settings
-from lobby_display.feed_process import feed_process_source
 from lobby_display.monitoring import Monitor
 from lobby_display.process import (
     answer_screenshots,
@@ -70,11 +68,7 @@ class Kiosk:
     monitor: Monitor | None = None
     """Writes the health for `lobby-display status` and node-exporter (monitoring.py)."""
     flight: FlightRecorder | None = None
-    """Keeps the feeds' last minutes in the state directory (`[state] record_minutes`), when
-    the feeds are read in this process (else the feeds' process keeps it)."""
-    feeds_apart: bool = field(default_factory=two_cores)
-    """Whether the feeds are read by a process of their own (`feed_process`): on two cores or
-    more, where it leaves the screen's interpreter to the screen."""
+    """Keeps the feeds' last minutes in the state directory (`[state] record_minutes`)."""
     _last_watchdog: float = 0.0
     _tasks: set[asyncio.Task[None]] = field(default_factory=set)
     _undo_signals: Callable[[], None] | None = None
@@ -85,20 +79,13 @@ class Kiosk:
         self.watchdog_every = watchdog_period()
         if self.monitor is None:
             self.monitor = Monitor(self.settings)
-        if self.flight is None and not self.feeds_apart:
+        if self.flight is None:
             self.flight = flight_recorder(self.settings)
 
     def restored_board(self) -> Board | None:
         """The board saved before the last stop, shown out of date until the feeds are live."""
         assert self.store is not None
         return self.store.load(BoardSettings.from_settings(self.settings), datetime.now(UTC))
-
-    def source(self, board: Board | None) -> Source:
-        """The screen's source of updates: the place's feeds, in a process of their own when
-        `feeds_apart`, opening with the ids `board` shows."""
-        if self.feeds_apart:
-            return feed_process_source(self.settings, known_ids=saved_ids(board))
-        return feeds_source(self.settings, known_ids=saved_ids(board), observer=self.flight)
 
     def hooks(self) -> AppHooks:
         """The app's hooks into the process, systemd, the store and the announcer."""
@@ -236,7 +223,12 @@ def build_app(settings: Settings, kiosk: Kiosk | None = None) -> LobbyApp:
     """The kiosk's app: restored board, live feeds, hooks."""
     kiosk = kiosk or Kiosk(settings)
     board = kiosk.restored_board()
-    return _screen(settings, kiosk, board, kiosk.source(board))
+    return _screen(
+        settings,
+        kiosk,
+        board,
+        feeds_source(settings, known_ids=saved_ids(board), observer=kiosk.flight),
+    )
 
 
 def _screen(
@@ -314,7 +306,9 @@ async def _start(settings: Settings, kiosk: Kiosk) -> tuple[EarlyFeeds, Board | 
     screen = asyncio.ensure_future(asyncio.to_thread(importlib.import_module, SCREEN_MODULE))
     try:
         board = kiosk.restored_board()
-        feeds = EarlyFeeds(kiosk.source(board))
+        feeds = EarlyFeeds(
+            feeds_source(settings, known_ids=saved_ids(board), observer=kiosk.flight)
+        )
     finally:
         await screen
     log.debug("screen code imported; %d updates came before the screen", feeds.kept)

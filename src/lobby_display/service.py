@@ -40,7 +40,7 @@ _MAX_JOURNAL_MESSAGE: Final = 48 * 1024
 #: Longest STATUS= line: `systemctl status` shows one line.
 _MAX_STATUS: Final = 240
 #: Third-party loggers that are chatty at INFO (httpx logs every request, with its URL).
-QUIET_LOGGERS: Final = ("httpx", "httpcore", "hpack", "asyncio", "markdown_it")
+_QUIET_LOGGERS: Final = ("httpx", "httpcore", "hpack", "asyncio", "markdown_it")
 #: Marks the handlers `setup_logging` installs, so a second call replaces them.
 _OURS: Final = "_lobby_display_handler"
 
@@ -234,7 +234,7 @@ def setup_logging(
         old.close()
     root.addHandler(handler)
     root.setLevel(settings.log.level)
-    for name in QUIET_LOGGERS:
+    for name in _QUIET_LOGGERS:
         logging.getLogger(name).setLevel(logging.WARNING)
     # A warning printed by the warnings module would land on the screen.
     logging.captureWarnings(True)

@@ -3,9 +3,7 @@
 The simulator runs in its own process (`lobby-display simulate --speed 720`: every arrival,
 call, pause and break of a day happens 720 times as often, so 44 s hold nine hours), so that
 the objects counted here are the display's alone. The app is the kiosk's (`kiosk.build_app`:
-the real feeds, board saves, sound hooks, two locales rotating), headless, with its feeds read
-in its own process (as on one core; on two, the kiosk reads them in a process of their own,
-where their objects would escape the count). The place's clock is
+the real feeds, board saves, sound hooks, two locales rotating), headless. The place's clock is
 set so that its local midnight (a new day: counters restart, the day's history empties) falls
 in the warm-up, whatever the hour the test runs at (run by CI at 23:45 in Paris, the old
 version of this test crossed midnight in the day it measured, and failed).
@@ -37,7 +35,7 @@ import pytest
 
 from lobby_display.board import Board
 from lobby_display.config import load_config
-from lobby_display.kiosk import Kiosk, build_app
+from lobby_display.kiosk import build_app
 from lobby_display.updates import FeedStatus
 from lobby_display.widgets.drawn import alive_caches
 from tests.helpers.reliability import SIZE
@@ -139,7 +137,7 @@ def held_by(roots: list[object]) -> int:
 async def test_an_accelerated_day_leaves_memory_flat(busy_place: Path) -> None:
     settings = load_config(busy_place, environ={})
     # Counted from here on: the pytest process holds every other test's objects too.
-    app = build_app(settings, Kiosk(settings, feeds_apart=False))
+    app = build_app(settings)
     before = objects(app.board)
     app.animation_level = "none"
     async with app.run_test(size=SIZE) as pilot:

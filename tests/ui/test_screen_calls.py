@@ -14,10 +14,9 @@ from textual.pilot import Pilot
 from textual.strip import Strip
 
 from lobby_display.app import LobbyApp
-from lobby_display.children import two_cores
 from lobby_display.graphics import pictures
 from lobby_display.graphics.mosaic import Mosaic
-from lobby_display.graphics.pictures import picture_body
+from lobby_display.graphics.pictures import picture_body, two_cores
 from lobby_display.graphics.raster import rasterise
 from lobby_display.graphics.terminal import Graphics
 from lobby_display.updates import TicketChanged

@@ -75,11 +75,3 @@ def test_the_ops_package_gives_each_command_when_asked_for(name: str, module: st
     others = {"lobby_display.ops.check", "lobby_display.ops.discover"} - {module}
     assert module in modules
     assert not others & modules
-
-
-def test_the_feeds_process_loads_none_of_the_screen() -> None:
-    # What `python -m lobby_display.feed_process` loads before it reads its job.
-    modules = modules_after(f"{KIOSK_INSTALL}\nimport lobby_display.feed_process")
-    assert "httpx" in modules and "lobby_display.feeds" in modules
-    screen = ("textual", "rich", "lobby_display.app", "lobby_display.widgets", "PIL")
-    assert [name for name in (*NEVER, *screen) if loaded(modules, name)] == []

@@ -66,6 +66,15 @@ def key_of(asked: object) -> PictureKey:
     return label, int(width), int(height), cjk_locale, int(max_size)
 
 
+def two_cores() -> bool:
+    """Whether this process may run on two cores or more (else a maker only takes turns with
+    the screen for the one core)."""
+    try:
+        return len(os.sched_getaffinity(0)) >= 2
+    except (AttributeError, OSError):
+        return (os.cpu_count() or 1) >= 2
+
+
 class PictureMaker:
     """The screen's side of the process that makes pictures ahead (started at the first `ask`).
 
@@ -291,4 +300,5 @@ __all__ = [
     "key_of",
     "picture_body",
     "serve",
+    "two_cores",
 ]
