@@ -183,6 +183,11 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--speed", type=float, default=1.0, help="how fast the day runs")
     replay.add_argument("--loop", action="store_true", help="start again at the end")
     replay.add_argument(
+        "--start-now",
+        action="store_true",
+        help="start the day at once (default: when the first screen connects)",
+    )
+    replay.add_argument(
         "--directory", type=Path, default=None, help="where to write credentials and config"
     )
     return parser

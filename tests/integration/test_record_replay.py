@@ -187,6 +187,70 @@ async def test_a_replayed_recording_ends_with_the_board_the_live_display_had(
             )
 
 
+async def test_a_screen_that_connects_late_still_sees_the_day_from_its_start(
+    place: SimulatorServer, tmp_path: Path
+) -> None:
+    out = tmp_path / "day.jsonl.gz"
+    _, facts = await record_live(place, tmp_path, out)
+    recording = read_recording(out)
+    with ReplayServer(recording, speed=5.0, heartbeat=0.3) as replay:
+        # Longer than the whole day at 5 x: had the day started, the calls' tickets would be
+        # done and gone from the snapshot the screen reads.
+        await asyncio.sleep(recording.seconds / 5 + 0.5)
+        waiting = replay.status()
+        assert (waiting["waiting"], waiting["position"], waiting["ended"]) == (True, 0.0, False)
+        display = Display(settings_of(replay.write_config(tmp_path / "replay")))
+        async with display.running():
+            await until(
+                lambda: replay.status()["ended"] and board_facts(display.board) == facts,
+                60,
+                "the late screen's board equal to the live one",
+                explain=lambda: _difference(board_facts(display.board), facts),
+            )
+
+
+async def test_messages_played_at_once_with_a_reconnection_reach_the_screen_first(
+    place: SimulatorServer, tmp_path: Path
+) -> None:
+    """A loaded replay plays what fell due together; the recorded screen had the messages
+    before it reconnected, so the replaying one must have them too (a CI run lost a call)."""
+    out = tmp_path / "day.jsonl.gz"
+    _, facts = await record_live(place, tmp_path, out)
+    recording = read_recording(out)
+    snapshots = [
+        line
+        for line in recording.lines
+        if isinstance(line, Message) and line.feed is Feed.TICKETS and line.first
+    ]
+    assert len(snapshots) >= 2, "the live display did not reconnect its tickets feed"
+    first, again = snapshots[0].at, snapshots[1].at
+    burst = Recording(
+        start=recording.start,
+        lines=sorted(
+            (
+                line.model_copy(update={"at": again})
+                if isinstance(line, Message)
+                and line.feed is Feed.TICKETS
+                and first < line.at < again
+                else line
+                for line in recording.lines
+            ),
+            key=lambda line: line.at,
+        ),
+    )
+    calls = [line for line in burst.lines if line.at == again and isinstance(line, Message)]
+    assert len(calls) > 4, "the calls are not played with the reconnection"
+    with ReplayServer(burst, speed=2.0, heartbeat=0.3) as replay:
+        display = Display(settings_of(replay.write_config(tmp_path / "replay")))
+        async with display.running():
+            await until(
+                lambda: replay.status()["ended"] and board_facts(display.board) == facts,
+                60,
+                "the replayed board equal to the live one",
+                explain=lambda: _difference(board_facts(display.board), facts),
+            )
+
+
 def _difference(have: dict[str, Any], want: dict[str, Any]) -> dict[str, Any]:
     """The parts that differ (for dicts, the first few ids that differ)."""
     found: dict[str, Any] = {}
@@ -300,10 +364,9 @@ async def replay_to(
     recording: Recording, folder: Path, facts: dict[str, Any], parts: tuple[str, ...]
 ) -> None:
     """Replay `recording` to a display until its board's `parts` are `facts`'."""
-    # At the recording's own pace (it was made at 120 recorded seconds a second): the display
-    # starts while the replay runs and reads the latest snapshot when it connects, so at 600 x
-    # a slow start (0.1 s: a minute of the place) could miss the first calls being done (a CI
-    # run lost two of them).
+    # At the recording's own pace (it was made at 120 recorded seconds a second): the day
+    # starts at the display's first request, and its streams connect a little later; at 600 x
+    # that little (0.1 s: a minute of the place) could miss the first calls being done.
     with ReplayServer(recording, speed=120.0, heartbeat=0.3) as replay:
         replayed = Display(settings_of(replay.write_config(folder)))
 
@@ -346,13 +409,19 @@ def test_replay_command_prints_a_config_serves_it_and_loops(
     ) as run:
         try:
             assert run.stdout is not None
-            printed = [run.stdout.readline() for _ in range(7)]
+            printed = [run.stdout.readline() for _ in range(8)]
             url = printed[0].split(" at ")[1].strip()
             assert url.startswith("http://127.0.0.1:")
             shown = settings_of(tmp_path / "replay" / "config.toml")
             assert shown.service.display_url == url
             assert shown.place.id == place.place_id
             assert any("lobby-display run --config" in line for line in printed)
+            assert "The day starts when the first screen connects.\n" in printed
+            # No screen yet: the day waits (at 20 x, a second would be 20 s of it).
+            time.sleep(1.0)
+            status = httpx.get(f"{url}/_replay/status", timeout=5).json()
+            assert (status["waiting"], status["position"], status["played"]) == (True, 0.0, 0)
+            httpx.get(f"{url}/v1/api_key", timeout=5)  # a screen's first request, refused or not
             deadline = time.monotonic() + 30
             while httpx.get(f"{url}/_replay/status", timeout=5).json()["rounds"] < 2:
                 assert time.monotonic() < deadline, "the replay never went round twice"

@@ -1,8 +1,8 @@
 """A recording served as a display service: the feeds' messages again, at their pace or faster.
 
-`lobby-display replay FILE` and `demo --replay FILE`: each message when its time comes at
-`speed`; a connection gets the feed's latest snapshot then the messages since; REST routes
-answer what the recorded display was answered (docs/operations.md).
+`lobby-display replay FILE` and `demo --replay FILE`: from the first screen's request, each
+message when its time comes at `speed`; a connection gets the feed's latest snapshot then the
+messages since; REST routes answer what the recorded display was answered (docs/operations.md).
 """
 
 from __future__ import annotations
@@ -82,6 +82,7 @@ class Replay:
         port: int = 0,
         heartbeat: float = 15.0,
         account: ServiceAccount | None = None,
+        start_now: bool = False,
     ) -> None:
         if speed <= 0:
             raise ValueError("speed must be positive")
@@ -110,6 +111,12 @@ class Replay:
         self.rounds = 0
         """Times the recording was played to its end."""
         self._round_start = 0.0
+        self._screen_came = asyncio.Event()
+        """Set by a screen's first request: the recording's clock starts then (unless
+        `start_now`), so a screen that starts slowly, or by hand later, sees the day from its
+        beginning."""
+        if start_now:
+            self._screen_came.set()
         self._http = EmbeddedHttp("the replay")
         self._play_task: asyncio.Task[None] | None = None
 
@@ -124,6 +131,8 @@ class Replay:
         """Seconds into the recording now."""
         if self.rounds and not self.loop:
             return self.duration
+        if not self._screen_came.is_set():
+            return 0.0
         elapsed = asyncio.get_running_loop().time() - self._round_start
         return min(self.duration, elapsed * self.speed)
 
@@ -154,6 +163,7 @@ class Replay:
 
     async def _play(self) -> None:
         clock = asyncio.get_running_loop()
+        await self._screen_came.wait()
         while True:
             self._round_start = clock.time()
             self.played = 0
@@ -243,6 +253,7 @@ class Replay:
             "recordedAt": start.at.isoformat() if start is not None else None,
             "speed": self.speed,
             "loop": self.loop,
+            "waiting": not self._screen_came.is_set(),
             "duration": self.duration,
             "position": self.position,
             "lines": len(self._lines),
@@ -256,6 +267,7 @@ class Replay:
 
     def _app(self) -> Starlette:
         async def api_key(request: Request) -> Response:
+            self._screen_came.set()
             audiences = {self.url, f"{request.url.scheme}://{request.headers.get('host', '')}"}
             try:
                 verify_developer_token(
@@ -266,6 +278,7 @@ class Replay:
             return JSONResponse({"apiKey": self.keys.issue()})
 
         async def route(request: Request) -> Response:
+            self._screen_came.set()
             try:
                 self.keys.check(request.query_params.get("key"))
             except AuthError as refused:
@@ -412,7 +425,14 @@ def replay_command(args: argparse.Namespace) -> int:
 
 
 async def _serve(recording: Recording, args: argparse.Namespace) -> int:
-    replay = Replay(recording, speed=args.speed, loop=args.loop, host=args.host, port=args.port)
+    replay = Replay(
+        recording,
+        speed=args.speed,
+        loop=args.loop,
+        host=args.host,
+        port=args.port,
+        start_now=args.start_now,
+    )
     try:
         await replay.start()
     except OSError as error:
@@ -444,6 +464,8 @@ async def _serve(recording: Recording, args: argparse.Namespace) -> int:
             print(f"  credentials  {folder / CREDENTIALS_NAME}  (private key, mode 0600)")
             print(f"  display:     lobby-display run --config {config}")
             print(f"  state:       {replay.url}/_replay/status")
+            if not args.start_now:
+                print("The day starts when the first screen connects.")
             print("Ctrl-C stops.", flush=True)
             await stop.wait()
     finally:

@@ -254,6 +254,12 @@ class FeedHub:
     async def _end(self, subscriber: Subscriber, scope: Scope, send: Send) -> None:
         command = subscriber.command
         if command == "close":
+            # A clean end, as a service's: what was queued before it is sent first (a replay
+            # that plays a burst of messages then a recorded reconnection must deliver them).
+            while subscriber.buffer and not self._stalled[subscriber.feed] and not subscriber.gone:
+                await send(
+                    {"type": "http.response.body", "body": _take(subscriber), "more_body": True}
+                )
             await send({"type": "http.response.body", "body": b"", "more_body": False})
             return
         transport = self.registry.find(scope.get("client"))
