@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 import unicodedata
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -48,6 +48,10 @@ PLACE: dict[str, Any] = {"tickets": 130, "speed": 60.0, "heartbeat": 0.3, "retry
 #: a slow replaying display's first snapshot already holds them (a loaded machine: the recall
 #: listed last instead of first). Each call in its own second is newest-first either way.
 CALLS_APART = 1.05
+
+
+#: The parts of `board_facts`.
+FACTS = ("tickets", "queues", "counters", "calls")
 
 
 def board_facts(board: Board) -> dict[str, Any]:
@@ -175,16 +179,7 @@ async def test_a_replayed_recording_ends_with_the_board_the_live_display_had(
     assert recording.skipped == 0
     assert {line.feed for line in recording.lines if hasattr(line, "feed")} == set(Feed)
 
-    with ReplayServer(recording, speed=5.0, heartbeat=0.3) as replay:
-        config = replay.write_config(tmp_path / "replay")
-        display = Display(settings_of(config))
-        async with display.running():
-            await until(
-                lambda: replay.status()["ended"] and board_facts(display.board) == facts,
-                60,
-                "the replayed board equal to the live one",
-                explain=lambda: _difference(board_facts(display.board), facts),
-            )
+    await replay_to(recording, tmp_path / "replay", facts, speed=5.0)
 
 
 async def test_a_screen_that_connects_late_still_sees_the_day_from_its_start(
@@ -193,20 +188,15 @@ async def test_a_screen_that_connects_late_still_sees_the_day_from_its_start(
     out = tmp_path / "day.jsonl.gz"
     _, facts = await record_live(place, tmp_path, out)
     recording = read_recording(out)
-    with ReplayServer(recording, speed=5.0, heartbeat=0.3) as replay:
+
+    async def no_screen_yet(replay: ReplayServer) -> None:
         # Longer than the whole day at 5 x: had the day started, the calls' tickets would be
         # done and gone from the snapshot the screen reads.
         await asyncio.sleep(recording.seconds / 5 + 0.5)
         waiting = replay.status()
         assert (waiting["waiting"], waiting["position"], waiting["ended"]) == (True, 0.0, False)
-        display = Display(settings_of(replay.write_config(tmp_path / "replay")))
-        async with display.running():
-            await until(
-                lambda: replay.status()["ended"] and board_facts(display.board) == facts,
-                60,
-                "the late screen's board equal to the live one",
-                explain=lambda: _difference(board_facts(display.board), facts),
-            )
+
+    await replay_to(recording, tmp_path / "replay", facts, speed=5.0, before=no_screen_yet)
 
 
 async def test_messages_played_at_once_with_a_reconnection_reach_the_screen_first(
@@ -240,15 +230,7 @@ async def test_messages_played_at_once_with_a_reconnection_reach_the_screen_firs
     )
     calls = [line for line in burst.lines if line.at == again and isinstance(line, Message)]
     assert len(calls) > 4, "the calls are not played with the reconnection"
-    with ReplayServer(burst, speed=2.0, heartbeat=0.3) as replay:
-        display = Display(settings_of(replay.write_config(tmp_path / "replay")))
-        async with display.running():
-            await until(
-                lambda: replay.status()["ended"] and board_facts(display.board) == facts,
-                60,
-                "the replayed board equal to the live one",
-                explain=lambda: _difference(board_facts(display.board), facts),
-            )
+    await replay_to(burst, tmp_path / "replay", facts, speed=2.0)
 
 
 def _difference(have: dict[str, Any], want: dict[str, Any]) -> dict[str, Any]:
@@ -355,19 +337,27 @@ async def test_a_flight_recorder_file_alone_and_its_folder_replay_to_the_live_bo
 
     # Recent calls made before the last file began are not in it: the rest must agree. The
     # whole folder (every file, checkpoints between them) holds the whole day.
-    alone = ("tickets", "queues", "counters")
-    await replay_to(recording, tmp_path / "alone", facts, alone)
-    await replay_to(read_recording(state / "flight"), tmp_path / "all", facts, tuple(facts))
-
-
-async def replay_to(
-    recording: Recording, folder: Path, facts: dict[str, Any], parts: tuple[str, ...]
-) -> None:
-    """Replay `recording` to a display until its board's `parts` are `facts`'."""
     # At the recording's own pace (it was made at 120 recorded seconds a second): the day
     # starts at the display's first request, and its streams connect a little later; at 600 x
     # that little (0.1 s: a minute of the place) could miss the first calls being done.
-    with ReplayServer(recording, speed=120.0, heartbeat=0.3) as replay:
+    alone = ("tickets", "queues", "counters")
+    await replay_to(recording, tmp_path / "alone", facts, alone, speed=120.0)
+    await replay_to(read_recording(state / "flight"), tmp_path / "all", facts, speed=120.0)
+
+
+async def replay_to(
+    recording: Recording,
+    folder: Path,
+    facts: dict[str, Any],
+    parts: tuple[str, ...] = tuple(FACTS),
+    speed: float = 5.0,
+    before: Callable[[ReplayServer], Awaitable[None]] | None = None,
+) -> None:
+    """Replay `recording` at `speed` to a display (started after `before`, if given) until
+    the replay ended and its board's `parts` are `facts`'."""
+    with ReplayServer(recording, speed=speed, heartbeat=0.3) as replay:
+        if before is not None:
+            await before(replay)
         replayed = Display(settings_of(replay.write_config(folder)))
 
         def shown() -> dict[str, Any]:
