@@ -160,7 +160,9 @@ async def test_the_announcer_plays_through_the_configured_command_and_stop_kills
     announcer.submit(Call("T1", "A1", "Q1", None, {}, datetime(2026, 11, 22, 9, 0, tzinfo=UTC)))
     log = tmp_path / "played.log"
     async with asyncio.timeout(10):
-        while not log.exists():
+        # Until the player's line is whole: its file exists a moment before the line is in it
+        # (a CI run read it empty).
+        while not (log.exists() and log.read_text().endswith("\n")):
             await asyncio.sleep(0.02)  # polling for a condition, bounded by the timeout
     await asyncio.wait_for(announcer.stop(), 5)
     assert shown == ["A1"]
