@@ -132,7 +132,8 @@ async def test_when_every_player_fails_sound_is_given_up_after_one_try_each(
 async def test_a_hung_player_is_killed_after_the_length_of_the_sound_and_a_margin(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(player_module, "PLAY_MARGIN_SECONDS", 0.5)
+    # Time enough for the player to start and log its pid on a loaded machine.
+    monkeypatch.setattr(player_module, "PLAY_MARGIN_SECONDS", 2.0)
     chime = write_chime(tmp_path / "chime.wav", 100)
     hung = CommandPlayer([str(fake_player(tmp_path, "aplay", sleep=3600))])
     began = time.monotonic()
