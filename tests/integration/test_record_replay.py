@@ -50,10 +50,6 @@ PLACE: dict[str, Any] = {"tickets": 130, "speed": 60.0, "heartbeat": 0.3, "retry
 CALLS_APART = 1.05
 
 
-#: The parts of `board_facts`.
-FACTS = ("tickets", "queues", "counters", "calls")
-
-
 def board_facts(board: Board) -> dict[str, Any]:
     """What the screen shows: tickets, queue rows, counters, recent calls (label and counter)."""
     return {
@@ -349,26 +345,27 @@ async def replay_to(
     recording: Recording,
     folder: Path,
     facts: dict[str, Any],
-    parts: tuple[str, ...] = tuple(FACTS),
+    parts: tuple[str, ...] | None = None,
     speed: float = 5.0,
     before: Callable[[ReplayServer], Awaitable[None]] | None = None,
 ) -> None:
     """Replay `recording` at `speed` to a display (started after `before`, if given) until
-    the replay ended and its board's `parts` are `facts`'."""
+    the replay ended and its board's `parts` (all: None) are `facts`'."""
+    wanted = facts if parts is None else {part: facts[part] for part in parts}
     with ReplayServer(recording, speed=speed, heartbeat=0.3) as replay:
         if before is not None:
             await before(replay)
         replayed = Display(settings_of(replay.write_config(folder)))
 
         def shown() -> dict[str, Any]:
-            return {part: board_facts(replayed.board)[part] for part in parts}
+            return {part: board_facts(replayed.board)[part] for part in wanted}
 
         async with replayed.running():
             await until(
-                lambda: replay.status()["ended"] and shown() == {p: facts[p] for p in parts},
+                lambda: replay.status()["ended"] and shown() == wanted,
                 60,
                 f"the board replayed from {folder.name} equal to the live one",
-                explain=lambda: _difference(shown(), {p: facts[p] for p in parts}),
+                explain=lambda: _difference(shown(), wanted),
             )
 
 

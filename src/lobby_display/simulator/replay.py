@@ -110,7 +110,8 @@ class Replay:
         """Lines played in this round."""
         self.rounds = 0
         """Times the recording was played to its end."""
-        self._round_start = 0.0
+        self._round_start: float | None = None
+        """When this round began on the loop's clock; None until the day starts."""
         self._screen_came = asyncio.Event()
         """Set by a screen's first request: the recording's clock starts then (unless
         `start_now`), so a screen that starts slowly, or by hand later, sees the day from its
@@ -131,7 +132,7 @@ class Replay:
         """Seconds into the recording now."""
         if self.rounds and not self.loop:
             return self.duration
-        if not self._screen_came.is_set():
+        if self._round_start is None:
             return 0.0
         elapsed = asyncio.get_running_loop().time() - self._round_start
         return min(self.duration, elapsed * self.speed)
@@ -165,10 +166,10 @@ class Replay:
         clock = asyncio.get_running_loop()
         await self._screen_came.wait()
         while True:
-            self._round_start = clock.time()
+            self._round_start = began = clock.time()
             self.played = 0
             for offset, line in zip(self._offsets, self._lines, strict=True):
-                wait = self._round_start + offset / self.speed - clock.time()
+                wait = began + offset / self.speed - clock.time()
                 if wait > 0:
                     await asyncio.sleep(wait)
                 if isinstance(line, Message):
